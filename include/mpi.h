@@ -1,0 +1,407 @@
+/*
+ * mpi.h: the C interface of fabmpi.
+ *
+ * Handle values, MPI_Status layout and integer types follow the MPICH ABI (shared by MPICH, Intel MPI,
+ * MVAPICH, Cray MPICH), so a program compiled against MPICH runs on fabmpi's libmpi.so.12 unchanged.
+ * Only what fabmpi implements is declared here: a missing name means the feature is absent, not faked.
+ */
+#ifndef FABMPI_MPI_H_INCLUDED
+#define FABMPI_MPI_H_INCLUDED
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(__cplusplus)
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define FABMPI_PUBLIC __attribute__((visibility("default")))
+#else
+#define FABMPI_PUBLIC
+#endif
+
+#define MPI_VERSION    3
+#define MPI_SUBVERSION 1
+
+#define FABMPI 1
+#define FABMPI_VERSION "0.1.0"
+#define FABMPI_NUMVERSION 100
+
+/* ---------------------------------------------------------------- basic types */
+typedef int MPI_Datatype;
+typedef int MPI_Comm;
+typedef int MPI_Group;
+typedef int MPI_Win;
+typedef int MPI_Op;
+typedef int MPI_Errhandler;
+typedef int MPI_Request;
+typedef int MPI_Message;
+typedef int MPI_Info;
+typedef int MPI_Fint;
+typedef long MPI_Aint;
+typedef long long MPI_Count;
+typedef long long MPI_Offset;
+
+typedef struct MPI_Status {
+    int count_lo;
+    int count_hi_and_cancelled;
+    int MPI_SOURCE;
+    int MPI_TAG;
+    int MPI_ERROR;
+} MPI_Status;
+
+/* ---------------------------------------------------------------- null handles */
+#define MPI_COMM_NULL       ((MPI_Comm)0x04000000)
+#define MPI_OP_NULL         ((MPI_Op)0x18000000)
+#define MPI_GROUP_NULL      ((MPI_Group)0x08000000)
+#define MPI_DATATYPE_NULL   ((MPI_Datatype)0x0c000000)
+#define MPI_REQUEST_NULL    ((MPI_Request)0x2c000000)
+#define MPI_ERRHANDLER_NULL ((MPI_Errhandler)0x14000000)
+#define MPI_MESSAGE_NULL    ((MPI_Message)0x2c000000)
+#define MPI_MESSAGE_NO_PROC ((MPI_Message)0x6c000000)
+#define MPI_INFO_NULL       ((MPI_Info)0x1c000000)
+#define MPI_WIN_NULL        ((MPI_Win)0x20000000)
+
+/* ---------------------------------------------------------------- communicators and groups */
+#define MPI_COMM_WORLD  ((MPI_Comm)0x44000000)
+#define MPI_COMM_SELF   ((MPI_Comm)0x44000001)
+#define MPI_GROUP_EMPTY ((MPI_Group)0x48000000)
+
+#define MPI_IDENT     0
+#define MPI_CONGRUENT 1
+#define MPI_SIMILAR   2
+#define MPI_UNEQUAL   3
+
+#define MPI_COMM_TYPE_SHARED 1
+
+/* ---------------------------------------------------------------- predefined datatypes */
+#define MPI_CHAR               ((MPI_Datatype)0x4c000101)
+#define MPI_SIGNED_CHAR        ((MPI_Datatype)0x4c000118)
+#define MPI_UNSIGNED_CHAR      ((MPI_Datatype)0x4c000102)
+#define MPI_BYTE               ((MPI_Datatype)0x4c00010d)
+#define MPI_WCHAR              ((MPI_Datatype)0x4c00040e)
+#define MPI_SHORT              ((MPI_Datatype)0x4c000203)
+#define MPI_UNSIGNED_SHORT     ((MPI_Datatype)0x4c000204)
+#define MPI_INT                ((MPI_Datatype)0x4c000405)
+#define MPI_UNSIGNED           ((MPI_Datatype)0x4c000406)
+#define MPI_LONG               ((MPI_Datatype)0x4c000807)
+#define MPI_UNSIGNED_LONG      ((MPI_Datatype)0x4c000808)
+#define MPI_FLOAT              ((MPI_Datatype)0x4c00040a)
+#define MPI_DOUBLE             ((MPI_Datatype)0x4c00080b)
+#define MPI_LONG_DOUBLE        ((MPI_Datatype)0x4c00100c)
+#define MPI_LONG_LONG_INT      ((MPI_Datatype)0x4c000809)
+#define MPI_UNSIGNED_LONG_LONG ((MPI_Datatype)0x4c000819)
+#define MPI_LONG_LONG          MPI_LONG_LONG_INT
+#define MPI_PACKED             ((MPI_Datatype)0x4c00010f)
+#define MPI_LB                 ((MPI_Datatype)0x4c000010)
+#define MPI_UB                 ((MPI_Datatype)0x4c000011)
+
+/* pair types for MAXLOC / MINLOC: struct { value; int loc; } */
+#define MPI_FLOAT_INT          ((MPI_Datatype)0x8c000000)
+#define MPI_DOUBLE_INT         ((MPI_Datatype)0x8c000001)
+#define MPI_LONG_INT           ((MPI_Datatype)0x8c000002)
+#define MPI_SHORT_INT          ((MPI_Datatype)0x8c000003)
+#define MPI_2INT               ((MPI_Datatype)0x4c000816)
+#define MPI_LONG_DOUBLE_INT    ((MPI_Datatype)0x8c000004)
+
+#define MPI_INT8_T             ((MPI_Datatype)0x4c000137)
+#define MPI_INT16_T            ((MPI_Datatype)0x4c000238)
+#define MPI_INT32_T            ((MPI_Datatype)0x4c000439)
+#define MPI_INT64_T            ((MPI_Datatype)0x4c00083a)
+#define MPI_UINT8_T            ((MPI_Datatype)0x4c00013b)
+#define MPI_UINT16_T           ((MPI_Datatype)0x4c00023c)
+#define MPI_UINT32_T           ((MPI_Datatype)0x4c00043d)
+#define MPI_UINT64_T           ((MPI_Datatype)0x4c00083e)
+
+#define MPI_C_BOOL                ((MPI_Datatype)0x4c00013f)
+#define MPI_C_FLOAT_COMPLEX       ((MPI_Datatype)0x4c000840)
+#define MPI_C_COMPLEX             MPI_C_FLOAT_COMPLEX
+#define MPI_C_DOUBLE_COMPLEX      ((MPI_Datatype)0x4c001041)
+#define MPI_C_LONG_DOUBLE_COMPLEX ((MPI_Datatype)0x4c002042)
+#define MPIX_C_FLOAT16            ((MPI_Datatype)0x4c000246)
+#define MPIX_BFLOAT16             ((MPI_Datatype)0x4c000247)
+
+#define MPI_AINT               ((MPI_Datatype)0x4c000843)
+#define MPI_OFFSET             ((MPI_Datatype)0x4c000844)
+#define MPI_COUNT              ((MPI_Datatype)0x4c000845)
+
+#define MPI_CXX_BOOL                ((MPI_Datatype)0x4c000133)
+#define MPI_CXX_FLOAT_COMPLEX       ((MPI_Datatype)0x4c000834)
+#define MPI_CXX_DOUBLE_COMPLEX      ((MPI_Datatype)0x4c001035)
+#define MPI_CXX_LONG_DOUBLE_COMPLEX ((MPI_Datatype)0x4c002036)
+
+#define MPI_TYPECLASS_REAL    1
+#define MPI_TYPECLASS_INTEGER 2
+#define MPI_TYPECLASS_COMPLEX 3
+
+enum MPIR_Combiner_enum {
+    MPI_COMBINER_NAMED            = 1,
+    MPI_COMBINER_DUP              = 2,
+    MPI_COMBINER_CONTIGUOUS       = 3,
+    MPI_COMBINER_VECTOR           = 4,
+    MPI_COMBINER_HVECTOR_INTEGER  = 5,
+    MPI_COMBINER_HVECTOR          = 6,
+    MPI_COMBINER_INDEXED          = 7,
+    MPI_COMBINER_HINDEXED_INTEGER = 8,
+    MPI_COMBINER_HINDEXED         = 9,
+    MPI_COMBINER_INDEXED_BLOCK    = 10,
+    MPI_COMBINER_STRUCT_INTEGER   = 11,
+    MPI_COMBINER_STRUCT           = 12,
+    MPI_COMBINER_SUBARRAY         = 13,
+    MPI_COMBINER_DARRAY           = 14,
+    MPI_COMBINER_F90_REAL         = 15,
+    MPI_COMBINER_F90_COMPLEX      = 16,
+    MPI_COMBINER_F90_INTEGER      = 17,
+    MPI_COMBINER_RESIZED          = 18,
+    MPI_COMBINER_HINDEXED_BLOCK   = 19
+};
+
+#define MPI_ORDER_C       56
+#define MPI_ORDER_FORTRAN 57
+
+/* ---------------------------------------------------------------- reduction operations */
+#define MPI_MAX     ((MPI_Op)0x58000001)
+#define MPI_MIN     ((MPI_Op)0x58000002)
+#define MPI_SUM     ((MPI_Op)0x58000003)
+#define MPI_PROD    ((MPI_Op)0x58000004)
+#define MPI_LAND    ((MPI_Op)0x58000005)
+#define MPI_BAND    ((MPI_Op)0x58000006)
+#define MPI_LOR     ((MPI_Op)0x58000007)
+#define MPI_BOR     ((MPI_Op)0x58000008)
+#define MPI_LXOR    ((MPI_Op)0x58000009)
+#define MPI_BXOR    ((MPI_Op)0x5800000a)
+#define MPI_MINLOC  ((MPI_Op)0x5800000b)
+#define MPI_MAXLOC  ((MPI_Op)0x5800000c)
+#define MPI_REPLACE ((MPI_Op)0x5800000d)
+#define MPI_NO_OP   ((MPI_Op)0x5800000e)
+
+typedef void (MPI_User_function)(void *invec, void *inoutvec, int *len, MPI_Datatype *datatype);
+
+/* ---------------------------------------------------------------- attributes */
+#define MPI_TAG_UB          0x64400001
+#define MPI_HOST            0x64400003
+#define MPI_IO              0x64400005
+#define MPI_WTIME_IS_GLOBAL 0x64400007
+#define MPI_UNIVERSE_SIZE   0x64400009
+#define MPI_LASTUSEDCODE    0x6440000b
+#define MPI_APPNUM          0x6440000d
+#define MPI_KEYVAL_INVALID  0x24000000
+
+typedef int (MPI_Comm_copy_attr_function)(MPI_Comm oldcomm, int comm_keyval, void *extra_state,
+                                          void *attribute_val_in, void *attribute_val_out, int *flag);
+typedef int (MPI_Comm_delete_attr_function)(MPI_Comm comm, int comm_keyval, void *attribute_val,
+                                            void *extra_state);
+#define MPI_COMM_NULL_COPY_FN   ((MPI_Comm_copy_attr_function *)0)
+#define MPI_COMM_NULL_DELETE_FN ((MPI_Comm_delete_attr_function *)0)
+#define MPI_COMM_DUP_FN         ((MPI_Comm_copy_attr_function *)MPIR_Dup_fn)
+FABMPI_PUBLIC int MPIR_Dup_fn(MPI_Comm oldcomm, int keyval, void *extra_state, void *attribute_val_in,
+                              void *attribute_val_out, int *flag);
+
+/* ---------------------------------------------------------------- limits and special values */
+#define MPI_MAX_PROCESSOR_NAME         128
+#define MPI_MAX_LIBRARY_VERSION_STRING 8192
+#define MPI_MAX_ERROR_STRING           512
+#define MPI_MAX_OBJECT_NAME            128
+#define MPI_MAX_INFO_KEY               255
+#define MPI_MAX_INFO_VAL               1024
+#define MPI_UNDEFINED                  (-32766)
+#define MPI_BSEND_OVERHEAD             96
+#define MPI_BOTTOM                     ((void *)0)
+#define MPI_IN_PLACE                   ((void *)-1)
+#define MPI_PROC_NULL                  (-1)
+#define MPI_ANY_SOURCE                 (-2)
+#define MPI_ROOT                       (-3)
+#define MPI_ANY_TAG                    (-1)
+#define MPI_STATUS_IGNORE              ((MPI_Status *)1)
+#define MPI_STATUSES_IGNORE            ((MPI_Status *)1)
+#define MPI_ERRCODES_IGNORE            ((int *)0)
+
+#define MPI_THREAD_SINGLE     0
+#define MPI_THREAD_FUNNELED   1
+#define MPI_THREAD_SERIALIZED 2
+#define MPI_THREAD_MULTIPLE   3
+
+/* ---------------------------------------------------------------- error handlers and classes */
+#define MPI_ERRORS_ARE_FATAL ((MPI_Errhandler)0x54000000)
+#define MPI_ERRORS_RETURN    ((MPI_Errhandler)0x54000001)
+#define MPI_ERRORS_ABORT     ((MPI_Errhandler)0x54000003)
+
+typedef void (MPI_Comm_errhandler_function)(MPI_Comm *, int *, ...);
+typedef MPI_Comm_errhandler_function MPI_Comm_errhandler_fn;
+
+#define MPI_SUCCESS          0
+#define MPI_ERR_BUFFER       1
+#define MPI_ERR_COUNT        2
+#define MPI_ERR_TYPE         3
+#define MPI_ERR_TAG          4
+#define MPI_ERR_COMM         5
+#define MPI_ERR_RANK         6
+#define MPI_ERR_ROOT         7
+#define MPI_ERR_GROUP        8
+#define MPI_ERR_OP           9
+#define MPI_ERR_TOPOLOGY    10
+#define MPI_ERR_DIMS        11
+#define MPI_ERR_ARG         12
+#define MPI_ERR_UNKNOWN     13
+#define MPI_ERR_TRUNCATE    14
+#define MPI_ERR_OTHER       15
+#define MPI_ERR_INTERN      16
+#define MPI_ERR_IN_STATUS   17
+#define MPI_ERR_PENDING     18
+#define MPI_ERR_REQUEST     19
+#define MPI_ERR_ACCESS      20
+#define MPI_ERR_AMODE       21
+#define MPI_ERR_BAD_FILE    22
+#define MPI_ERR_CONVERSION  23
+#define MPI_ERR_DUP_DATAREP 24
+#define MPI_ERR_FILE_EXISTS 25
+#define MPI_ERR_FILE_IN_USE 26
+#define MPI_ERR_FILE        27
+#define MPI_ERR_INFO        28
+#define MPI_ERR_INFO_KEY    29
+#define MPI_ERR_INFO_VALUE  30
+#define MPI_ERR_INFO_NOKEY  31
+#define MPI_ERR_IO          32
+#define MPI_ERR_NAME        33
+#define MPI_ERR_NO_MEM      34
+#define MPI_ERR_NOT_SAME    35
+#define MPI_ERR_NO_SPACE    36
+#define MPI_ERR_NO_SUCH_FILE 37
+#define MPI_ERR_PORT        38
+#define MPI_ERR_QUOTA       39
+#define MPI_ERR_READ_ONLY   40
+#define MPI_ERR_SERVICE     41
+#define MPI_ERR_SPAWN       42
+#define MPI_ERR_UNSUPPORTED_DATAREP   43
+#define MPI_ERR_UNSUPPORTED_OPERATION 44
+#define MPI_ERR_WIN         45
+#define MPI_ERR_BASE        46
+#define MPI_ERR_LOCKTYPE    47
+#define MPI_ERR_KEYVAL      48
+#define MPI_ERR_RMA_CONFLICT 49
+#define MPI_ERR_RMA_SYNC    50
+#define MPI_ERR_SIZE        51
+#define MPI_ERR_DISP        52
+#define MPI_ERR_ASSERT      53
+#define MPI_ERR_RMA_RANGE   55
+#define MPI_ERR_RMA_ATTACH  56
+#define MPI_ERR_RMA_SHARED  57
+#define MPI_ERR_RMA_FLAVOR  58
+#define MPI_ERR_SESSION     75
+#define MPI_ERR_PROC_ABORTED 76
+#define MPI_ERR_VALUE_TOO_LARGE 77
+#define MPI_ERR_LASTCODE    0x3fffffff
+
+/* ================================================================ functions
+ * Every MPI_X is also exported as PMPI_X (the profiling interface). Sections per subsystem. */
+
+/* ---- environment (runtime/binding/env.cpp) */
+FABMPI_PUBLIC int MPI_Init(int *argc, char ***argv);
+FABMPI_PUBLIC int PMPI_Init(int *argc, char ***argv);
+FABMPI_PUBLIC int MPI_Init_thread(int *argc, char ***argv, int required, int *provided);
+FABMPI_PUBLIC int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided);
+FABMPI_PUBLIC int MPI_Finalize(void);
+FABMPI_PUBLIC int PMPI_Finalize(void);
+FABMPI_PUBLIC int MPI_Initialized(int *flag);
+FABMPI_PUBLIC int PMPI_Initialized(int *flag);
+FABMPI_PUBLIC int MPI_Finalized(int *flag);
+FABMPI_PUBLIC int PMPI_Finalized(int *flag);
+FABMPI_PUBLIC int MPI_Query_thread(int *provided);
+FABMPI_PUBLIC int PMPI_Query_thread(int *provided);
+FABMPI_PUBLIC int MPI_Is_thread_main(int *flag);
+FABMPI_PUBLIC int PMPI_Is_thread_main(int *flag);
+FABMPI_PUBLIC int MPI_Abort(MPI_Comm comm, int errorcode);
+FABMPI_PUBLIC int PMPI_Abort(MPI_Comm comm, int errorcode);
+FABMPI_PUBLIC int MPI_Get_version(int *version, int *subversion);
+FABMPI_PUBLIC int PMPI_Get_version(int *version, int *subversion);
+FABMPI_PUBLIC int MPI_Get_library_version(char *version, int *resultlen);
+FABMPI_PUBLIC int PMPI_Get_library_version(char *version, int *resultlen);
+FABMPI_PUBLIC int MPI_Get_processor_name(char *name, int *resultlen);
+FABMPI_PUBLIC int PMPI_Get_processor_name(char *name, int *resultlen);
+FABMPI_PUBLIC double MPI_Wtime(void);
+FABMPI_PUBLIC double PMPI_Wtime(void);
+FABMPI_PUBLIC double MPI_Wtick(void);
+FABMPI_PUBLIC double PMPI_Wtick(void);
+
+/* ---- communicators: rank and size (runtime/binding/comm.cpp) */
+FABMPI_PUBLIC int MPI_Comm_rank(MPI_Comm comm, int *rank);
+FABMPI_PUBLIC int PMPI_Comm_rank(MPI_Comm comm, int *rank);
+FABMPI_PUBLIC int MPI_Comm_size(MPI_Comm comm, int *size);
+FABMPI_PUBLIC int PMPI_Comm_size(MPI_Comm comm, int *size);
+FABMPI_PUBLIC int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag);
+FABMPI_PUBLIC int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag);
+
+/* ---- error handling (runtime/binding/errhandler.cpp) */
+FABMPI_PUBLIC int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler);
+FABMPI_PUBLIC int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler);
+FABMPI_PUBLIC int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler);
+FABMPI_PUBLIC int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler);
+FABMPI_PUBLIC int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler);
+FABMPI_PUBLIC int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler);
+FABMPI_PUBLIC int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode);
+FABMPI_PUBLIC int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode);
+FABMPI_PUBLIC int MPI_Errhandler_free(MPI_Errhandler *errhandler);
+FABMPI_PUBLIC int PMPI_Errhandler_free(MPI_Errhandler *errhandler);
+FABMPI_PUBLIC int MPI_Error_string(int errorcode, char *string, int *resultlen);
+FABMPI_PUBLIC int PMPI_Error_string(int errorcode, char *string, int *resultlen);
+FABMPI_PUBLIC int MPI_Error_class(int errorcode, int *errorclass);
+FABMPI_PUBLIC int PMPI_Error_class(int errorcode, int *errorclass);
+FABMPI_PUBLIC int MPI_Add_error_class(int *errorclass);
+FABMPI_PUBLIC int PMPI_Add_error_class(int *errorclass);
+FABMPI_PUBLIC int MPI_Add_error_code(int errorclass, int *errorcode);
+FABMPI_PUBLIC int PMPI_Add_error_code(int errorclass, int *errorcode);
+FABMPI_PUBLIC int MPI_Add_error_string(int errorcode, const char *string);
+FABMPI_PUBLIC int PMPI_Add_error_string(int errorcode, const char *string);
+
+/* ---- info objects (runtime/binding/info.cpp) */
+FABMPI_PUBLIC int MPI_Info_create(MPI_Info *info);
+FABMPI_PUBLIC int PMPI_Info_create(MPI_Info *info);
+FABMPI_PUBLIC int MPI_Info_set(MPI_Info info, const char *key, const char *value);
+FABMPI_PUBLIC int PMPI_Info_set(MPI_Info info, const char *key, const char *value);
+FABMPI_PUBLIC int MPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag);
+FABMPI_PUBLIC int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag);
+FABMPI_PUBLIC int MPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag);
+FABMPI_PUBLIC int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag);
+FABMPI_PUBLIC int MPI_Info_get_nkeys(MPI_Info info, int *nkeys);
+FABMPI_PUBLIC int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys);
+FABMPI_PUBLIC int MPI_Info_get_nthkey(MPI_Info info, int n, char *key);
+FABMPI_PUBLIC int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key);
+FABMPI_PUBLIC int MPI_Info_delete(MPI_Info info, const char *key);
+FABMPI_PUBLIC int PMPI_Info_delete(MPI_Info info, const char *key);
+FABMPI_PUBLIC int MPI_Info_dup(MPI_Info info, MPI_Info *newinfo);
+FABMPI_PUBLIC int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo);
+FABMPI_PUBLIC int MPI_Info_free(MPI_Info *info);
+FABMPI_PUBLIC int PMPI_Info_free(MPI_Info *info);
+
+/* ---- handle conversion (identity under this ABI) */
+#define MPI_Comm_c2f(h)       ((MPI_Fint)(h))
+#define MPI_Comm_f2c(h)       ((MPI_Comm)(h))
+#define MPI_Type_c2f(h)       ((MPI_Fint)(h))
+#define MPI_Type_f2c(h)       ((MPI_Datatype)(h))
+#define MPI_Group_c2f(h)      ((MPI_Fint)(h))
+#define MPI_Group_f2c(h)      ((MPI_Group)(h))
+#define MPI_Info_c2f(h)       ((MPI_Fint)(h))
+#define MPI_Info_f2c(h)       ((MPI_Info)(h))
+#define MPI_Request_c2f(h)    ((MPI_Fint)(h))
+#define MPI_Request_f2c(h)    ((MPI_Request)(h))
+#define MPI_Op_c2f(h)         ((MPI_Fint)(h))
+#define MPI_Op_f2c(h)         ((MPI_Op)(h))
+#define MPI_Errhandler_c2f(h) ((MPI_Fint)(h))
+#define MPI_Errhandler_f2c(h) ((MPI_Errhandler)(h))
+#define MPI_Message_c2f(h)    ((MPI_Fint)(h))
+#define MPI_Message_f2c(h)    ((MPI_Message)(h))
+
+/* ---- point-to-point (pt2pt/binding.cpp) */
+
+/* ---- datatypes (runtime/binding/datatype.cpp) */
+
+/* ---- collectives (coll/binding.cpp) */
+
+/* ---- communicators, groups, attributes (runtime/binding/comm.cpp, group.cpp) */
+
+#if defined(__cplusplus)
+}
+#endif
+
+#endif /* FABMPI_MPI_H_INCLUDED */

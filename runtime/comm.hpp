@@ -1,0 +1,65 @@
+// A communicator: a group, this process's rank in it, a context id that separates its traffic from every
+// other communicator's, and the objects a user hangs on it (error handler, name, attributes, info).
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "runtime/errhandler.hpp"
+#include "runtime/group.hpp"
+#include "runtime/info.hpp"
+
+namespace fabmpi {
+
+class Runtime;
+
+// A cached attribute key (MPI_Comm_create_keyval).
+struct Keyval {
+  MPI_Comm_copy_attr_function* copy_fn = nullptr;
+  MPI_Comm_delete_attr_function* delete_fn = nullptr;
+  void* extra_state = nullptr;
+  int handle = MPI_KEYVAL_INVALID;
+  bool freed = false;  // MPI_Comm_free_keyval called; the keyval lives on while attributes use it
+};
+using KeyvalRef = std::shared_ptr<Keyval>;
+
+class Comm {
+ public:
+  Comm(Runtime& runtime, std::uint32_t context_id, GroupRef group, int rank)
+      : runtime_(runtime), context_id_(context_id), group_(std::move(group)), rank_(rank) {}
+  Comm(const Comm&) = delete;
+  Comm& operator=(const Comm&) = delete;
+
+  Runtime& runtime() const noexcept { return runtime_; }
+  std::uint32_t context_id() const noexcept { return context_id_; }
+  const GroupRef& group() const noexcept { return group_; }
+  int rank() const noexcept { return rank_; }
+  int size() const noexcept { return group_->size(); }
+  int world_rank(int rank) const noexcept { return group_->world_rank(rank); }
+
+  // Sequence number of the next collective on this communicator: every member issues collectives in
+  // the same order, so (context, sequence) names one collective instance across all ranks.
+  std::uint32_t next_collective_sequence() noexcept { return collective_sequence_++; }
+
+  ErrhandlerRef errhandler;
+  std::string name;
+  InfoRef info;
+  struct Attribute { KeyvalRef keyval; void* value; };
+  std::map<int, Attribute> attributes;  // keyed by keyval handle
+  int handle = MPI_COMM_NULL;           // set by the binding layer
+
+ private:
+  Runtime& runtime_;
+  std::uint32_t context_id_;
+  GroupRef group_;
+  int rank_;
+  std::uint32_t collective_sequence_ = 0;
+};
+
+using CommRef = std::shared_ptr<Comm>;
+
+}  // namespace fabmpi

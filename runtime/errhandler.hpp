@@ -1,0 +1,19 @@
+// Error handlers: the predefined ones and user functions.
+#pragma once
+
+#include <mpi.h>
+
+#include <memory>
+
+namespace fabmpi {
+
+struct Errhandler {
+  enum class Kind { are_fatal, errors_return, errors_abort, user };
+  Kind kind = Kind::are_fatal;
+  MPI_Comm_errhandler_function* comm_fn = nullptr;
+  int handle = MPI_ERRHANDLER_NULL;  // set by the binding layer
+};
+
+using ErrhandlerRef = std::shared_ptr<Errhandler>;
+
+}  // namespace fabmpi

@@ -1,0 +1,68 @@
+// A request: the handle of an operation in flight (send, receive, collective, persistent, generalized).
+// Completion is published with release semantics so a thread that sees it also sees the status.
+#pragma once
+
+#include <mpi.h>
+
+#include <atomic>
+#include <cstddef>
+#include <memory>
+
+#include "runtime/rc.hpp"
+
+namespace fabmpi {
+
+class Request {
+ public:
+  enum class Kind : std::uint8_t { send, recv, collective, persistent_send, persistent_recv, generalized };
+
+  explicit Request(Kind kind) noexcept : kind_(kind) {}
+  virtual ~Request() = default;
+  Request(const Request&) = delete;
+  Request& operator=(const Request&) = delete;
+
+  Kind kind() const noexcept { return kind_; }
+  bool is_complete() const noexcept { return complete_.load(std::memory_order_acquire); }
+  void mark_complete() noexcept { complete_.store(true, std::memory_order_release); }
+  void reset_for_restart() noexcept { complete_.store(false, std::memory_order_relaxed); cancelled = false; error = MPI_SUCCESS; }
+
+  // Persistent requests: start a new round (MPI_Start). Others: MPI_ERR_REQUEST.
+  virtual Rc start() { return Rc(MPI_ERR_REQUEST); }
+  // MPI_Cancel. Returns success whether or not the cancel takes effect; a successful cancel sets
+  // `cancelled` and completes the request.
+  virtual Rc cancel() { return Rc(); }
+  // Persistent requests are inactive between rounds.
+  virtual bool is_persistent() const noexcept { return false; }
+  virtual bool is_active() const noexcept { return true; }
+
+  // Fills an MPI_Status from the fields below.
+  void fill_status(MPI_Status* status) const noexcept;
+
+  // Status, valid once complete.
+  int source = MPI_ANY_SOURCE;
+  int tag = MPI_ANY_TAG;
+  int error = MPI_SUCCESS;
+  std::size_t count_bytes = 0;
+  bool cancelled = false;
+
+  int handle = MPI_REQUEST_NULL;  // set by the binding layer
+
+ private:
+  Kind kind_;
+  std::atomic<bool> complete_{false};
+};
+
+using RequestRef = std::shared_ptr<Request>;
+
+// A request that is complete from birth (MPI_PROC_NULL operations, zero-size collectives on one rank).
+class CompletedRequest final : public Request {
+ public:
+  explicit CompletedRequest(Kind kind, int source_rank = MPI_PROC_NULL, int msg_tag = MPI_ANY_TAG) noexcept
+      : Request(kind) {
+    source = source_rank;
+    tag = msg_tag;
+    mark_complete();
+  }
+};
+
+}  // namespace fabmpi

@@ -1,0 +1,121 @@
+// The state of one MPI library instance: bootstrap, tunables, the two predefined communicators, the
+// point-to-point engine and the progress loop. The C binding layer owns the one process-wide instance;
+// the core itself never reaches for a global.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/tunables.hpp"
+#include "runtime/bootstrap.hpp"
+#include "runtime/comm.hpp"
+#include "runtime/rc.hpp"
+#include "runtime/request.hpp"
+
+namespace fabmpi {
+
+namespace pt2pt { class Engine; }
+
+// Something the progress loop advances: the pt2pt engine, the collective scheduler, ...
+class ProgressSource {
+ public:
+  virtual ~ProgressSource() = default;
+  // Makes what progress it can without blocking. Returns the number of events handled.
+  virtual int progress() = 0;
+};
+
+// User-defined error classes, codes and strings (MPI_Add_error_*).
+class ErrorRegistry {
+ public:
+  int add_class();
+  // MPI_ERR_ARG if the class is unknown.
+  Rc add_code(int error_class, int* code);
+  Rc set_string(int code, const std::string& text);
+  // The class of a code (a predefined class is its own class); -1 when unknown.
+  int class_of(int code) const;
+  const std::string* string_of(int code) const;
+  int last_used() const noexcept { return last_used_; }
+
+ private:
+  int last_used_ = MPI_ERR_LASTCODE_PREDEFINED;
+  std::map<int, int> class_of_code_;
+  std::map<int, std::string> strings_;
+
+ public:
+  static constexpr int MPI_ERR_LASTCODE_PREDEFINED = 78;
+};
+
+class Runtime {
+ public:
+  struct Options {
+    int required_thread_level = MPI_THREAD_SINGLE;
+  };
+
+  // Bootstraps, brings the transports up and builds MPI_COMM_WORLD / MPI_COMM_SELF.
+  static Rc create(const Options& options, std::unique_ptr<Runtime>* out);
+  ~Runtime();
+
+  // Collective over MPI_COMM_WORLD: drains pending traffic, tears the transports down.
+  Rc finalize();
+
+  int world_rank() const noexcept { return world_rank_; }
+  int world_size() const noexcept { return world_size_; }
+  int thread_level() const noexcept { return thread_level_; }
+  bool is_main_thread() const noexcept { return std::this_thread::get_id() == main_thread_; }
+  const Tunables& tunables() const noexcept { return tunables_; }
+  Bootstrap& bootstrap() noexcept { return *bootstrap_; }
+  const std::vector<int>& node_of_rank() const noexcept { return node_of_rank_; }
+  const std::string& processor_name() const noexcept { return processor_name_; }
+  const CommRef& world() const noexcept { return world_; }
+  const CommRef& self() const noexcept { return self_; }
+  pt2pt::Engine& pt2pt() noexcept { return *pt2pt_; }
+  ErrorRegistry& errors() noexcept { return errors_; }
+  // True when more ranks run on this node than it has cores: waiting ranks yield at once.
+  bool oversubscribed() const noexcept { return oversubscribed_; }
+
+  // One pass over every progress source.
+  int progress();
+  // Progresses until the request completes, spinning briefly and then yielding the core.
+  void wait(Request& request);
+  // Same, but gives up after `timeout_seconds` (for the torch backend); returns false on timeout.
+  bool wait_for(Request& request, double timeout_seconds);
+  void add_progress_source(ProgressSource* source);
+  void remove_progress_source(ProgressSource* source);
+
+  // The lock every MPI call holds under MPI_THREAD_MULTIPLE (released while a wait yields).
+  std::recursive_mutex& api_lock() noexcept { return api_lock_; }
+  bool needs_api_lock() const noexcept { return thread_level_ == MPI_THREAD_MULTIPLE; }
+
+  // Allocates a context id no other live communicator of this process uses. Communicator creation
+  // (coll/) agrees on one value across members; this is the local bookkeeping.
+  std::uint32_t allocate_local_context_id();
+
+ private:
+  Runtime() = default;
+  void yield_once();
+
+  int world_rank_ = 0;
+  int world_size_ = 1;
+  int thread_level_ = MPI_THREAD_SINGLE;
+  std::thread::id main_thread_;
+  Tunables tunables_;
+  std::unique_ptr<Bootstrap> bootstrap_;
+  std::vector<int> node_of_rank_;
+  std::string processor_name_;
+  CommRef world_, self_;
+  std::unique_ptr<pt2pt::Engine> pt2pt_;
+  std::vector<ProgressSource*> progress_sources_;
+  ErrorRegistry errors_;
+  std::recursive_mutex api_lock_;
+  bool oversubscribed_ = false;
+  bool finalized_ = false;
+  std::uint32_t next_context_id_ = 2;  // 0 = world, 1 = self
+};
+
+}  // namespace fabmpi
