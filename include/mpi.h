@@ -331,6 +331,18 @@ FABMPI_PUBLIC int MPI_Comm_size(MPI_Comm comm, int *size);
 FABMPI_PUBLIC int PMPI_Comm_size(MPI_Comm comm, int *size);
 FABMPI_PUBLIC int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag);
 FABMPI_PUBLIC int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag);
+FABMPI_PUBLIC int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val);
+FABMPI_PUBLIC int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val);
+FABMPI_PUBLIC int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval);
+FABMPI_PUBLIC int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval);
+FABMPI_PUBLIC int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
+                                         MPI_Comm_delete_attr_function *comm_delete_attr_fn,
+                                         int *comm_keyval, void *extra_state);
+FABMPI_PUBLIC int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
+                                          MPI_Comm_delete_attr_function *comm_delete_attr_fn,
+                                          int *comm_keyval, void *extra_state);
+FABMPI_PUBLIC int MPI_Comm_free_keyval(int *comm_keyval);
+FABMPI_PUBLIC int PMPI_Comm_free_keyval(int *comm_keyval);
 
 /* ---- error handling (runtime/binding/errhandler.cpp) */
 FABMPI_PUBLIC int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler);

@@ -34,6 +34,9 @@ class Engine : public ProgressSource {
            const CommRef& comm, Channel channel, RequestRef* out);
 
   int progress() override;
+  // MPI_Finalize, before the closing fence: progresses until every send this process started has left
+  // its buffers (transport completions received), so peers can still receive it after we stop polling.
+  Rc quiesce();
 
  private:
   Engine() = default;

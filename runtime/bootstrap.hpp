@@ -31,6 +31,11 @@ class Bootstrap {
   virtual Rc finalize() = 0;
 };
 
+// A world of one process (a program run without a launcher).
+std::unique_ptr<Bootstrap> make_singleton_bootstrap();
+// PMI-1 over PMI_FD or PMI_PORT/PMI_ID (runtime/pmi_client.cpp). MPI_ERR_OTHER with a reason on failure.
+Rc make_pmi1_bootstrap(std::unique_ptr<Bootstrap>* out);
+
 // Chooses PMI-1 (PMI_FD, or PMI_PORT + PMI_ID) or a singleton world when neither is set.
 Rc make_bootstrap_from_environment(std::unique_ptr<Bootstrap>* out);
 

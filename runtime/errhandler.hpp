@@ -16,4 +16,7 @@ struct Errhandler {
 
 using ErrhandlerRef = std::shared_ptr<Errhandler>;
 
+// The predefined handlers (MPI_ERRORS_ARE_FATAL, MPI_ERRORS_RETURN, MPI_ERRORS_ABORT): immutable.
+const ErrhandlerRef& predefined_errhandler(Errhandler::Kind kind);
+
 }  // namespace fabmpi

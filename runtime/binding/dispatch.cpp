@@ -1,0 +1,232 @@
+// The call guard, error-handler dispatch, handle conversion and argument checks shared by all bindings.
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "runtime/binding/library.hpp"
+
+namespace fabmpi::binding {
+
+Library& library() {
+  // Deliberately leaked: user code may call MPI_Finalized from atexit handlers and static destructors.
+  static Library* instance = new Library();
+  return *instance;
+}
+
+Runtime& runtime() { return *library().runtime; }
+
+ApiCall::ApiCall(const char* name) : name_(name) {
+  Library& lib = library();
+  if (lib.state == LibraryState::initialized && lib.runtime->needs_api_lock()) {
+    lib.runtime->api_lock().lock();
+    locked_ = true;
+  }
+}
+
+ApiCall::~ApiCall() {
+  if (locked_) library().runtime->api_lock().unlock();
+}
+
+Rc ApiCall::require_initialized() const {
+  switch (library().state) {
+    case LibraryState::initialized: return Rc();
+    case LibraryState::not_initialized:
+      return fail(MPI_ERR_OTHER, "called before MPI_Init or MPI_Init_thread");
+    case LibraryState::finalized: return fail(MPI_ERR_OTHER, "called after MPI_Finalize");
+  }
+  return Rc();
+}
+
+Rc ApiCall::comm(MPI_Comm handle, CommRef* out) {
+  FABMPI_TRY(require_initialized());
+  if (handle == MPI_COMM_NULL) return fail(MPI_ERR_COMM, "MPI_COMM_NULL is not a valid communicator");
+  const CommRef* found = library().comms.find(handle);
+  if (!found) return fail(MPI_ERR_COMM, "invalid communicator handle 0x%x", static_cast<unsigned>(handle));
+  *out = *found;
+  error_comm_ = *found;
+  return Rc();
+}
+
+namespace {
+
+[[noreturn]] void abort_job(int rank, const char* function, int code, const std::string& reason) {
+  const int cls = library().state == LibraryState::initialized ? runtime().errors().class_of(code) : code;
+  char line[1024];
+  std::snprintf(line, sizeof line, "fabmpi: rank %d: %s: %s [%s]\n", rank, function,
+                reason.empty() ? "error" : reason.c_str(), error_class_name(cls < 0 ? MPI_ERR_UNKNOWN : cls));
+  ssize_t n = ::write(STDERR_FILENO, line, std::strlen(line));
+  (void)n;
+  const int exit_code = (cls > 0 && cls < 256) ? cls : 1;
+  if (library().state == LibraryState::initialized) runtime().bootstrap().abort(exit_code, line);
+  std::_Exit(exit_code);
+}
+
+}  // namespace
+
+int ApiCall::finish(Rc rc) {
+  if (rc.ok()) return MPI_SUCCESS;
+  int code = rc.code();
+  Library& lib = library();
+  if (lib.state != LibraryState::initialized) abort_job(-1, name_, code, last_failure_reason());
+  CommRef target = error_comm_ ? error_comm_ : lib.runtime->world();
+  const ErrhandlerRef handler = target->errhandler;
+  const std::string reason = last_failure_reason();
+  clear_failure_reason();
+  switch (handler->kind) {
+    case Errhandler::Kind::errors_return: return code;
+    case Errhandler::Kind::user: {
+      MPI_Comm h = target->handle;
+      // The user's handler may call MPI: let it in.
+      if (locked_) { lib.runtime->api_lock().unlock(); locked_ = false; }
+      handler->comm_fn(&h, &code);
+      return code;
+    }
+    case Errhandler::Kind::are_fatal:
+    case Errhandler::Kind::errors_abort:
+      abort_job(lib.runtime->world_rank(), name_, code, reason);
+  }
+  return code;
+}
+
+Rc to_datatype(MPI_Datatype handle, DatatypeRef* out, bool require_committed) {
+  if (handle == MPI_DATATYPE_NULL) return fail(MPI_ERR_TYPE, "MPI_DATATYPE_NULL is not a valid datatype");
+  if (DatatypeRef builtin = builtin_datatype(handle)) {
+    *out = std::move(builtin);
+    return Rc();
+  }
+  const DatatypeRef* found = library().datatypes.find(handle);
+  if (!found) return fail(MPI_ERR_TYPE, "invalid datatype handle 0x%x", static_cast<unsigned>(handle));
+  if (require_committed && !(*found)->committed())
+    return fail(MPI_ERR_TYPE, "datatype %s is not committed (call MPI_Type_commit first)",
+                (*found)->name.empty() ? "(unnamed)" : (*found)->name.c_str());
+  *out = *found;
+  return Rc();
+}
+
+Rc to_op(MPI_Op handle, OpRef* out) {
+  if (handle == MPI_OP_NULL) return fail(MPI_ERR_OP, "MPI_OP_NULL is not a valid operation");
+  if (OpRef builtin = builtin_op(handle)) {
+    *out = std::move(builtin);
+    return Rc();
+  }
+  const OpRef* found = library().ops.find(handle);
+  if (!found) return fail(MPI_ERR_OP, "invalid operation handle 0x%x", static_cast<unsigned>(handle));
+  *out = *found;
+  return Rc();
+}
+
+Rc to_group(MPI_Group handle, GroupRef* out) {
+  if (handle == MPI_GROUP_NULL) return fail(MPI_ERR_GROUP, "MPI_GROUP_NULL is not a valid group");
+  const GroupRef* found = library().groups.find(handle);
+  if (!found) return fail(MPI_ERR_GROUP, "invalid group handle 0x%x", static_cast<unsigned>(handle));
+  *out = *found;
+  return Rc();
+}
+
+Rc to_info(MPI_Info handle, InfoRef* out) {
+  if (handle == MPI_INFO_NULL) return fail(MPI_ERR_INFO, "MPI_INFO_NULL is not a valid info object");
+  const InfoRef* found = library().infos.find(handle);
+  if (!found) return fail(MPI_ERR_INFO, "invalid info handle 0x%x", static_cast<unsigned>(handle));
+  *out = *found;
+  return Rc();
+}
+
+Rc to_errhandler(MPI_Errhandler handle, ErrhandlerRef* out) {
+  if (handle == MPI_ERRHANDLER_NULL) return fail(MPI_ERR_ARG, "MPI_ERRHANDLER_NULL is not a valid error handler");
+  const ErrhandlerRef* found = library().errhandlers.find(handle);
+  if (!found) return fail(MPI_ERR_ARG, "invalid error handler handle 0x%x", static_cast<unsigned>(handle));
+  *out = *found;
+  return Rc();
+}
+
+MPI_Comm new_comm_handle(const CommRef& comm) {
+  comm->handle = library().comms.insert(comm);
+  return comm->handle;
+}
+
+MPI_Request new_request_handle(const RequestRef& request) {
+  request->handle = library().requests.insert(request);
+  return request->handle;
+}
+
+MPI_Datatype new_datatype_handle(const DatatypeRef& type) {
+  int h = library().datatypes.insert(type);
+  const_cast<Datatype&>(*type).handle = h;
+  return h;
+}
+
+MPI_Group new_group_handle(const GroupRef& group) { return library().groups.insert(group); }
+
+Rc check_count(int count) {
+  if (count < 0) return fail(MPI_ERR_COUNT, "negative count %d", count);
+  return Rc();
+}
+
+Rc check_buffer(const void* buf, int count, const Datatype& type) {
+  if (buf == nullptr && count > 0 && type.size() > 0 && type.true_lb() == 0)
+    return fail(MPI_ERR_BUFFER, "NULL buffer with count %d", count);
+  return Rc();
+}
+
+Rc check_dest_rank(const Comm& comm, int rank) {
+  if (rank == MPI_PROC_NULL) return Rc();
+  if (rank < 0 || rank >= comm.size())
+    return fail(MPI_ERR_RANK, "invalid rank %d (communicator %s has %d ranks)", rank,
+                comm.name.empty() ? "(unnamed)" : comm.name.c_str(), comm.size());
+  return Rc();
+}
+
+Rc check_source_rank(const Comm& comm, int rank) {
+  if (rank == MPI_ANY_SOURCE) return Rc();
+  return check_dest_rank(comm, rank);
+}
+
+Rc check_root(const Comm& comm, int root) {
+  if (root < 0 || root >= comm.size())
+    return fail(MPI_ERR_ROOT, "invalid root %d (communicator %s has %d ranks)", root,
+                comm.name.empty() ? "(unnamed)" : comm.name.c_str(), comm.size());
+  return Rc();
+}
+
+Rc check_send_tag(int tag) {
+  if (tag < 0) return fail(MPI_ERR_TAG, "invalid tag %d (tags are 0..MPI_TAG_UB)", tag);
+  return Rc();
+}
+
+Rc check_recv_tag(int tag) {
+  if (tag == MPI_ANY_TAG) return Rc();
+  return check_send_tag(tag);
+}
+
+Rc check_out_ptr(const void* ptr, const char* what) {
+  if (ptr == nullptr) return fail(MPI_ERR_ARG, "NULL pointer passed for %s", what);
+  return Rc();
+}
+
+const char* error_class_name(int error_class) {
+  static const char* const names[] = {
+      "MPI_SUCCESS", "MPI_ERR_BUFFER", "MPI_ERR_COUNT", "MPI_ERR_TYPE", "MPI_ERR_TAG", "MPI_ERR_COMM",
+      "MPI_ERR_RANK", "MPI_ERR_ROOT", "MPI_ERR_GROUP", "MPI_ERR_OP", "MPI_ERR_TOPOLOGY", "MPI_ERR_DIMS",
+      "MPI_ERR_ARG", "MPI_ERR_UNKNOWN", "MPI_ERR_TRUNCATE", "MPI_ERR_OTHER", "MPI_ERR_INTERN",
+      "MPI_ERR_IN_STATUS", "MPI_ERR_PENDING", "MPI_ERR_REQUEST", "MPI_ERR_ACCESS", "MPI_ERR_AMODE",
+      "MPI_ERR_BAD_FILE", "MPI_ERR_CONVERSION", "MPI_ERR_DUP_DATAREP", "MPI_ERR_FILE_EXISTS",
+      "MPI_ERR_FILE_IN_USE", "MPI_ERR_FILE", "MPI_ERR_INFO", "MPI_ERR_INFO_KEY", "MPI_ERR_INFO_VALUE",
+      "MPI_ERR_INFO_NOKEY", "MPI_ERR_IO", "MPI_ERR_NAME", "MPI_ERR_NO_MEM", "MPI_ERR_NOT_SAME",
+      "MPI_ERR_NO_SPACE", "MPI_ERR_NO_SUCH_FILE", "MPI_ERR_PORT", "MPI_ERR_QUOTA", "MPI_ERR_READ_ONLY",
+      "MPI_ERR_SERVICE", "MPI_ERR_SPAWN", "MPI_ERR_UNSUPPORTED_DATAREP", "MPI_ERR_UNSUPPORTED_OPERATION",
+      "MPI_ERR_WIN", "MPI_ERR_BASE", "MPI_ERR_LOCKTYPE", "MPI_ERR_KEYVAL", "MPI_ERR_RMA_CONFLICT",
+      "MPI_ERR_RMA_SYNC", "MPI_ERR_SIZE", "MPI_ERR_DISP", "MPI_ERR_ASSERT", "MPI_ERR_UNKNOWN",
+      "MPI_ERR_RMA_RANGE", "MPI_ERR_RMA_ATTACH", "MPI_ERR_RMA_SHARED", "MPI_ERR_RMA_FLAVOR"};
+  if (error_class >= 0 && error_class < static_cast<int>(sizeof names / sizeof names[0]))
+    return names[error_class];
+  switch (error_class) {
+    case MPI_ERR_SESSION: return "MPI_ERR_SESSION";
+    case MPI_ERR_PROC_ABORTED: return "MPI_ERR_PROC_ABORTED";
+    case MPI_ERR_VALUE_TOO_LARGE: return "MPI_ERR_VALUE_TOO_LARGE";
+    default: return "user-defined error class";
+  }
+}
+
+}  // namespace fabmpi::binding

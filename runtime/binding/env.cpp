@@ -1,0 +1,192 @@
+// The environment part of MPI: initialization, finalization, abort, versions, clocks.
+#include <time.h>
+
+#include <cstdio>
+#include <cstring>
+
+#include "runtime/binding/library.hpp"
+
+using namespace fabmpi;
+using namespace fabmpi::binding;
+
+namespace {
+
+Rc initialize(int required, int* provided) {
+  Library& lib = library();
+  if (lib.state == LibraryState::initialized) return fail(MPI_ERR_OTHER, "MPI is already initialized");
+  if (lib.state == LibraryState::finalized) return fail(MPI_ERR_OTHER, "MPI cannot be initialized again after MPI_Finalize");
+  if (required < MPI_THREAD_SINGLE || required > MPI_THREAD_MULTIPLE)
+    return fail(MPI_ERR_ARG, "invalid thread level %d", required);
+  Runtime::Options options;
+  options.required_thread_level = required;
+  std::unique_ptr<Runtime> rt;
+  FABMPI_TRY(Runtime::create(options, &rt));
+  lib.runtime = std::move(rt);
+  Runtime& r = *lib.runtime;
+  lib.comms.add_predefined(MPI_COMM_WORLD, r.world());
+  lib.comms.add_predefined(MPI_COMM_SELF, r.self());
+  r.world()->handle = MPI_COMM_WORLD;
+  r.self()->handle = MPI_COMM_SELF;
+  lib.errhandlers.add_predefined(MPI_ERRORS_ARE_FATAL, predefined_errhandler(Errhandler::Kind::are_fatal));
+  lib.errhandlers.add_predefined(MPI_ERRORS_RETURN, predefined_errhandler(Errhandler::Kind::errors_return));
+  lib.errhandlers.add_predefined(MPI_ERRORS_ABORT, predefined_errhandler(Errhandler::Kind::errors_abort));
+  lib.groups.add_predefined(MPI_GROUP_EMPTY, std::make_shared<const Group>());
+  lib.state = LibraryState::initialized;
+  if (provided) *provided = r.thread_level();
+  return Rc();
+}
+
+double monotonic_seconds() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+}  // namespace
+
+extern "C" {
+
+#pragma weak MPI_Init = PMPI_Init
+int PMPI_Init(int* argc, char*** argv) {
+  ApiCall call("MPI_Init");
+  return call.finish(initialize(MPI_THREAD_SINGLE, nullptr));
+}
+
+#pragma weak MPI_Init_thread = PMPI_Init_thread
+int PMPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
+  ApiCall call("MPI_Init_thread");
+  return call.finish(initialize(required, provided));
+}
+
+#pragma weak MPI_Finalize = PMPI_Finalize
+int PMPI_Finalize(void) {
+  Library& lib = library();
+  Rc rc;
+  {
+    ApiCall call("MPI_Finalize");
+    rc = call.require_initialized();
+    if (!rc.ok()) return call.finish(rc);
+    rc = lib.runtime->finalize();
+    if (!rc.ok()) return call.finish(rc);
+  }
+  lib.requests.clear();
+  lib.comms.clear();
+  lib.groups.clear();
+  lib.datatypes.clear();
+  lib.ops.clear();
+  lib.infos.clear();
+  lib.keyvals.clear();
+  lib.errhandlers.clear();
+  lib.state = LibraryState::finalized;
+  lib.runtime.reset();
+  return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Initialized = PMPI_Initialized
+int PMPI_Initialized(int* flag) {
+  ApiCall call("MPI_Initialized");
+  return call.finish([&]() -> Rc {
+    FABMPI_TRY(check_out_ptr(flag, "flag"));
+    *flag = library().state != LibraryState::not_initialized;
+    return Rc();
+  }());
+}
+
+#pragma weak MPI_Finalized = PMPI_Finalized
+int PMPI_Finalized(int* flag) {
+  ApiCall call("MPI_Finalized");
+  return call.finish([&]() -> Rc {
+    FABMPI_TRY(check_out_ptr(flag, "flag"));
+    *flag = library().state == LibraryState::finalized;
+    return Rc();
+  }());
+}
+
+#pragma weak MPI_Query_thread = PMPI_Query_thread
+int PMPI_Query_thread(int* provided) {
+  ApiCall call("MPI_Query_thread");
+  return call.finish([&]() -> Rc {
+    FABMPI_TRY(call.require_initialized());
+    FABMPI_TRY(check_out_ptr(provided, "provided"));
+    *provided = runtime().thread_level();
+    return Rc();
+  }());
+}
+
+#pragma weak MPI_Is_thread_main = PMPI_Is_thread_main
+int PMPI_Is_thread_main(int* flag) {
+  ApiCall call("MPI_Is_thread_main");
+  return call.finish([&]() -> Rc {
+    FABMPI_TRY(call.require_initialized());
+    FABMPI_TRY(check_out_ptr(flag, "flag"));
+    *flag = runtime().is_main_thread();
+    return Rc();
+  }());
+}
+
+#pragma weak MPI_Abort = PMPI_Abort
+int PMPI_Abort(MPI_Comm comm, int errorcode) {
+  ApiCall call("MPI_Abort");
+  Library& lib = library();
+  if (lib.state != LibraryState::initialized) std::_Exit(errorcode);
+  char line[256];
+  std::snprintf(line, sizeof line, "fabmpi: rank %d: MPI_Abort called with error code %d\n",
+                runtime().world_rank(), errorcode);
+  // Every rank of the job ends, not only those of `comm` (as MPICH and Open MPI do).
+  runtime().bootstrap().abort(errorcode, line);
+  std::_Exit(errorcode);
+}
+
+#pragma weak MPI_Get_version = PMPI_Get_version
+int PMPI_Get_version(int* version, int* subversion) {
+  ApiCall call("MPI_Get_version");
+  return call.finish([&]() -> Rc {
+    FABMPI_TRY(check_out_ptr(version, "version"));
+    FABMPI_TRY(check_out_ptr(subversion, "subversion"));
+    *version = MPI_VERSION;
+    *subversion = MPI_SUBVERSION;
+    return Rc();
+  }());
+}
+
+#pragma weak MPI_Get_library_version = PMPI_Get_library_version
+int PMPI_Get_library_version(char* version, int* resultlen) {
+  ApiCall call("MPI_Get_library_version");
+  return call.finish([&]() -> Rc {
+    FABMPI_TRY(check_out_ptr(version, "version"));
+    FABMPI_TRY(check_out_ptr(resultlen, "resultlen"));
+    int n = std::snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING,
+                          "fabmpi %s (MPI %d.%d, MPICH ABI, libfabric transport)", FABMPI_VERSION,
+                          MPI_VERSION, MPI_SUBVERSION);
+    *resultlen = n;
+    return Rc();
+  }());
+}
+
+#pragma weak MPI_Get_processor_name = PMPI_Get_processor_name
+int PMPI_Get_processor_name(char* name, int* resultlen) {
+  ApiCall call("MPI_Get_processor_name");
+  return call.finish([&]() -> Rc {
+    FABMPI_TRY(call.require_initialized());
+    FABMPI_TRY(check_out_ptr(name, "name"));
+    FABMPI_TRY(check_out_ptr(resultlen, "resultlen"));
+    const std::string& host = runtime().processor_name();
+    std::size_t n = std::min<std::size_t>(host.size(), MPI_MAX_PROCESSOR_NAME - 1);
+    std::memcpy(name, host.data(), n);
+    name[n] = '\0';
+    *resultlen = static_cast<int>(n);
+    return Rc();
+  }());
+}
+
+#pragma weak MPI_Wtime = PMPI_Wtime
+double PMPI_Wtime(void) { return monotonic_seconds(); }
+
+#pragma weak MPI_Wtick = PMPI_Wtick
+double PMPI_Wtick(void) {
+  timespec ts;
+  clock_getres(CLOCK_MONOTONIC, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+}  // extern "C"

@@ -1,0 +1,163 @@
+// MPI_Info objects.
+#include <cstring>
+
+#include "runtime/binding/library.hpp"
+
+using namespace fabmpi;
+using namespace fabmpi::binding;
+
+namespace {
+
+Rc check_key(const char* key) {
+  if (key == nullptr) return fail(MPI_ERR_INFO_KEY, "NULL info key");
+  std::size_t n = std::strlen(key);
+  if (n == 0) return fail(MPI_ERR_INFO_KEY, "empty info key");
+  if (n > MPI_MAX_INFO_KEY) return fail(MPI_ERR_INFO_KEY, "info key longer than MPI_MAX_INFO_KEY (%d)", MPI_MAX_INFO_KEY);
+  return Rc();
+}
+
+}  // namespace
+
+extern "C" {
+
+#pragma weak MPI_Info_create = PMPI_Info_create
+int PMPI_Info_create(MPI_Info* info) {
+  ApiCall call("MPI_Info_create");
+  return call.finish([&]() -> Rc {
+    FABMPI_TRY(call.require_initialized());
+    FABMPI_TRY(check_out_ptr(info, "info"));
+    auto obj = std::make_shared<Info>();
+    obj->handle = library().infos.insert(obj);
+    *info = obj->handle;
+    return Rc();
+  }());
+}
+
+#pragma weak MPI_Info_set = PMPI_Info_set
+int PMPI_Info_set(MPI_Info info, const char* key, const char* value) {
+  ApiCall call("MPI_Info_set");
+  return call.finish([&]() -> Rc {
+    FABMPI_TRY(call.require_initialized());
+    InfoRef obj;
+    FABMPI_TRY(to_info(info, &obj));
+    FABMPI_TRY(check_key(key));
+    if (value == nullptr) return fail(MPI_ERR_INFO_VALUE, "NULL info value");
+    if (std::strlen(value) > MPI_MAX_INFO_VAL)
+      return fail(MPI_ERR_INFO_VALUE, "info value longer than MPI_MAX_INFO_VAL (%d)", MPI_MAX_INFO_VAL);
+    obj->set(key, value);
+    return Rc();
+  }());
+}
+
+#pragma weak MPI_Info_get = PMPI_Info_get
+int PMPI_Info_get(MPI_Info info, const char* key, int valuelen, char* value, int* flag) {
+  ApiCall call("MPI_Info_get");
+  return call.finish([&]() -> Rc {
+    FABMPI_TRY(call.require_initialized());
+    InfoRef obj;
+    FABMPI_TRY(to_info(info, &obj));
+    FABMPI_TRY(check_key(key));
+    FABMPI_TRY(check_out_ptr(flag, "flag"));
+    if (valuelen < 0) return fail(MPI_ERR_ARG, "negative valuelen %d", valuelen);
+    const std::string* v = obj->get(key);
+    *flag = v != nullptr;
+    if (v) {
+      FABMPI_TRY(check_out_ptr(value, "value"));
+      // valuelen excludes the terminating NUL (the buffer holds valuelen + 1 chars).
+      std::size_t n = std::min<std::size_t>(v->size(), static_cast<std::size_t>(valuelen));
+      std::memcpy(value, v->data(), n);
+      value[n] = '\0';
+    }
+    return Rc();
+  }());
+}
+
+#pragma weak MPI_Info_get_valuelen = PMPI_Info_get_valuelen
+int PMPI_Info_get_valuelen(MPI_Info info, const char* key, int* valuelen, int* flag) {
+  ApiCall call("MPI_Info_get_valuelen");
+  return call.finish([&]() -> Rc {
+    FABMPI_TRY(call.require_initialized());
+    InfoRef obj;
+    FABMPI_TRY(to_info(info, &obj));
+    FABMPI_TRY(check_key(key));
+    FABMPI_TRY(check_out_ptr(flag, "flag"));
+    FABMPI_TRY(check_out_ptr(valuelen, "valuelen"));
+    const std::string* v = obj->get(key);
+    *flag = v != nullptr;
+    if (v) *valuelen = static_cast<int>(v->size());
+    return Rc();
+  }());
+}
+
+#pragma weak MPI_Info_get_nkeys = PMPI_Info_get_nkeys
+int PMPI_Info_get_nkeys(MPI_Info info, int* nkeys) {
+  ApiCall call("MPI_Info_get_nkeys");
+  return call.finish([&]() -> Rc {
+    FABMPI_TRY(call.require_initialized());
+    InfoRef obj;
+    FABMPI_TRY(to_info(info, &obj));
+    FABMPI_TRY(check_out_ptr(nkeys, "nkeys"));
+    *nkeys = obj->size();
+    return Rc();
+  }());
+}
+
+#pragma weak MPI_Info_get_nthkey = PMPI_Info_get_nthkey
+int PMPI_Info_get_nthkey(MPI_Info info, int n, char* key) {
+  ApiCall call("MPI_Info_get_nthkey");
+  return call.finish([&]() -> Rc {
+    FABMPI_TRY(call.require_initialized());
+    InfoRef obj;
+    FABMPI_TRY(to_info(info, &obj));
+    FABMPI_TRY(check_out_ptr(key, "key"));
+    if (n < 0 || n >= obj->size())
+      return fail(MPI_ERR_ARG, "key index %d out of range (the info object has %d keys)", n, obj->size());
+    const std::string& k = obj->nth_key(n);
+    std::memcpy(key, k.c_str(), k.size() + 1);
+    return Rc();
+  }());
+}
+
+#pragma weak MPI_Info_delete = PMPI_Info_delete
+int PMPI_Info_delete(MPI_Info info, const char* key) {
+  ApiCall call("MPI_Info_delete");
+  return call.finish([&]() -> Rc {
+    FABMPI_TRY(call.require_initialized());
+    InfoRef obj;
+    FABMPI_TRY(to_info(info, &obj));
+    FABMPI_TRY(check_key(key));
+    if (!obj->erase(key)) return fail(MPI_ERR_INFO_NOKEY, "info key '%s' is not set", key);
+    return Rc();
+  }());
+}
+
+#pragma weak MPI_Info_dup = PMPI_Info_dup
+int PMPI_Info_dup(MPI_Info info, MPI_Info* newinfo) {
+  ApiCall call("MPI_Info_dup");
+  return call.finish([&]() -> Rc {
+    FABMPI_TRY(call.require_initialized());
+    InfoRef obj;
+    FABMPI_TRY(to_info(info, &obj));
+    FABMPI_TRY(check_out_ptr(newinfo, "newinfo"));
+    auto copy = std::make_shared<Info>(*obj);
+    copy->handle = library().infos.insert(copy);
+    *newinfo = copy->handle;
+    return Rc();
+  }());
+}
+
+#pragma weak MPI_Info_free = PMPI_Info_free
+int PMPI_Info_free(MPI_Info* info) {
+  ApiCall call("MPI_Info_free");
+  return call.finish([&]() -> Rc {
+    FABMPI_TRY(call.require_initialized());
+    FABMPI_TRY(check_out_ptr(info, "info"));
+    InfoRef obj;
+    FABMPI_TRY(to_info(*info, &obj));
+    library().infos.erase(*info);
+    *info = MPI_INFO_NULL;
+    return Rc();
+  }());
+}
+
+}  // extern "C"

@@ -1,0 +1,99 @@
+// The process-wide state behind the C API and the helpers every binding uses: the call guard (locking,
+// initialization check, error-handler dispatch), handle conversion and argument checks by parameter kind.
+#pragma once
+
+#include <mpi.h>
+
+#include <memory>
+#include <string>
+
+#include "pt2pt/engine.hpp"
+#include "runtime/binding/handles.hpp"
+#include "runtime/comm.hpp"
+#include "runtime/datatype.hpp"
+#include "runtime/errhandler.hpp"
+#include "runtime/info.hpp"
+#include "runtime/op.hpp"
+#include "runtime/rc.hpp"
+#include "runtime/request.hpp"
+#include "runtime/runtime.hpp"
+
+namespace fabmpi::binding {
+
+enum class LibraryState { not_initialized, initialized, finalized };
+
+struct Library {
+  LibraryState state = LibraryState::not_initialized;
+  std::unique_ptr<Runtime> runtime;
+  HandleTable<Comm, ObjectKind::comm> comms;
+  HandleTable<const Group, ObjectKind::group> groups;
+  HandleTable<const Datatype, ObjectKind::datatype> datatypes;
+  HandleTable<Errhandler, ObjectKind::errhandler> errhandlers;
+  HandleTable<const Op, ObjectKind::op> ops;
+  HandleTable<Info, ObjectKind::info> infos;
+  HandleTable<Keyval, ObjectKind::keyval> keyvals;
+  HandleTable<Request, ObjectKind::request> requests;
+};
+
+// The one instance (the C API is process-wide by definition).
+Library& library();
+Runtime& runtime();
+
+// Every binding opens with an ApiCall: it takes the API lock under MPI_THREAD_MULTIPLE, and its
+// finish() turns an Rc into the return value through the error handler of the communicator involved.
+class ApiCall {
+ public:
+  // `name` is the MPI name ("MPI_Send"), used in error messages.
+  explicit ApiCall(const char* name);
+  ~ApiCall();
+  ApiCall(const ApiCall&) = delete;
+  ApiCall& operator=(const ApiCall&) = delete;
+
+  // MPI_ERR_OTHER unless MPI is initialized and not yet finalized.
+  Rc require_initialized() const;
+  // Converts a communicator handle and makes it the one whose error handler reports errors.
+  Rc comm(MPI_Comm handle, CommRef* out);
+  // Errors not tied to a communicator go to MPI_COMM_WORLD's handler (this is also the default).
+  void report_to(const CommRef& comm) { error_comm_ = comm; }
+  // Dispatches a failure to the error handler; returns the value the C function returns.
+  int finish(Rc rc);
+  const char* name() const noexcept { return name_; }
+
+ private:
+  const char* name_;
+  CommRef error_comm_;
+  bool locked_ = false;
+};
+
+// ---- handle conversion (each fails with the matching MPI error class and a reason)
+Rc to_datatype(MPI_Datatype handle, DatatypeRef* out, bool require_committed = true);
+Rc to_op(MPI_Op handle, OpRef* out);
+Rc to_group(MPI_Group handle, GroupRef* out);
+Rc to_info(MPI_Info handle, InfoRef* out);
+Rc to_errhandler(MPI_Errhandler handle, ErrhandlerRef* out);
+// Registers a new communicator and returns its handle.
+MPI_Comm new_comm_handle(const CommRef& comm);
+MPI_Request new_request_handle(const RequestRef& request);
+MPI_Datatype new_datatype_handle(const DatatypeRef& type);
+MPI_Group new_group_handle(const GroupRef& group);
+
+// ---- argument checks by parameter kind
+Rc check_count(int count);
+Rc check_buffer(const void* buf, int count, const Datatype& type);
+// A destination rank: 0..size-1 or MPI_PROC_NULL.
+Rc check_dest_rank(const Comm& comm, int rank);
+// A source rank: also MPI_ANY_SOURCE.
+Rc check_source_rank(const Comm& comm, int rank);
+Rc check_root(const Comm& comm, int root);
+// A send tag: 0..MPI_TAG_UB. A receive tag also allows MPI_ANY_TAG.
+Rc check_send_tag(int tag);
+Rc check_recv_tag(int tag);
+Rc check_out_ptr(const void* ptr, const char* what);
+
+// The largest tag fabmpi accepts (the MPI_TAG_UB attribute).
+constexpr int kTagUpperBound = 0x7fffffff;
+
+// Name of an error class as the standard spells it ("MPI_ERR_RANK").
+const char* error_class_name(int error_class);
+
+}  // namespace fabmpi::binding

@@ -1,0 +1,143 @@
+#include "runtime/runtime.hpp"
+
+#include <sched.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "common/log.hpp"
+#include "pt2pt/engine.hpp"
+
+namespace fabmpi {
+namespace {
+
+int cores_available() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? static_cast<int>(n) : 1;
+}
+
+}  // namespace
+
+Rc Runtime::create(const Options& options, std::unique_ptr<Runtime>* out) {
+  std::unique_ptr<Runtime> rt(new Runtime());
+  std::string tunable_error;
+  rt->tunables_ = Tunables::from_environment(&tunable_error);
+  std::string log_error;
+  log::configure(log::parse_config(rt->tunables_.log, rt->tunables_.log_subsys, &log_error));
+  if (!tunable_error.empty()) FABMPI_LOG(warn, runtime, "%s", tunable_error.c_str());
+  if (!log_error.empty()) FABMPI_LOG(warn, runtime, "%s", log_error.c_str());
+
+  rt->thread_level_ = std::clamp(options.required_thread_level, MPI_THREAD_SINGLE, MPI_THREAD_MULTIPLE);
+  rt->main_thread_ = std::this_thread::get_id();
+
+  FABMPI_TRY(make_bootstrap_from_environment(&rt->bootstrap_));
+  rt->world_rank_ = rt->bootstrap_->rank();
+  rt->world_size_ = rt->bootstrap_->size();
+  log::set_rank(rt->world_rank_);
+  rt->node_of_rank_ = rt->bootstrap_->node_of_rank();
+  if (static_cast<int>(rt->node_of_rank_.size()) != rt->world_size_)
+    rt->node_of_rank_.assign(static_cast<std::size_t>(rt->world_size_), 0);
+
+  const int my_node = rt->node_of_rank_[static_cast<std::size_t>(rt->world_rank_)];
+  const auto local_ranks = std::count(rt->node_of_rank_.begin(), rt->node_of_rank_.end(), my_node);
+  rt->oversubscribed_ = local_ranks > cores_available();
+
+  char host[MPI_MAX_PROCESSOR_NAME] = {};
+  gethostname(host, sizeof host - 1);
+  rt->processor_name_ = host;
+
+  std::vector<int> world_ranks(static_cast<std::size_t>(rt->world_size_));
+  for (int i = 0; i < rt->world_size_; ++i) world_ranks[static_cast<std::size_t>(i)] = i;
+  rt->world_ = std::make_shared<Comm>(*rt, 0u, std::make_shared<Group>(std::move(world_ranks)),
+                                      rt->world_rank_);
+  rt->world_->name = "MPI_COMM_WORLD";
+  rt->world_->errhandler = predefined_errhandler(Errhandler::Kind::are_fatal);
+  rt->self_ = std::make_shared<Comm>(*rt, 1u, std::make_shared<Group>(std::vector<int>{rt->world_rank_}), 0);
+  rt->self_->name = "MPI_COMM_SELF";
+  rt->self_->errhandler = predefined_errhandler(Errhandler::Kind::are_fatal);
+
+  FABMPI_TRY(pt2pt::Engine::create(*rt, &rt->pt2pt_));
+  rt->add_progress_source(rt->pt2pt_.get());
+  FABMPI_LOG(info, runtime, "initialized: rank %d of %d, thread level %d, %s", rt->world_rank_,
+             rt->world_size_, rt->thread_level_, rt->oversubscribed_ ? "oversubscribed" : "not oversubscribed");
+  *out = std::move(rt);
+  return Rc();
+}
+
+Runtime::~Runtime() = default;
+
+Rc Runtime::finalize() {
+  if (finalized_) return Rc();
+  finalized_ = true;
+  Rc rc = pt2pt_->quiesce();
+  // Every rank has pushed out its traffic before anyone closes its endpoints.
+  Rc fence_rc = bootstrap_->fence();
+  remove_progress_source(pt2pt_.get());
+  pt2pt_.reset();
+  Rc fin_rc = bootstrap_->finalize();
+  if (!rc.ok()) return rc;
+  if (!fence_rc.ok()) return fence_rc;
+  return fin_rc;
+}
+
+int Runtime::progress() {
+  int events = 0;
+  // Index loop: a source may add another (a collective starting a sub-schedule) while we iterate.
+  for (std::size_t i = 0; i < progress_sources_.size(); ++i) events += progress_sources_[i]->progress();
+  return events;
+}
+
+void Runtime::add_progress_source(ProgressSource* source) { progress_sources_.push_back(source); }
+
+void Runtime::remove_progress_source(ProgressSource* source) {
+  progress_sources_.erase(std::remove(progress_sources_.begin(), progress_sources_.end(), source),
+                          progress_sources_.end());
+}
+
+void Runtime::yield_once() {
+  if (needs_api_lock()) {
+    // Let other application threads into the library while this one waits.
+    api_lock_.unlock();
+    sched_yield();
+    api_lock_.lock();
+  } else {
+    sched_yield();
+  }
+}
+
+void Runtime::wait(Request& request) {
+  // Spin briefly (the answer is often microseconds away), then give the core away on every empty
+  // pass; with more ranks than cores, spinning only delays the peer we are waiting for.
+  const int spin_limit = oversubscribed_ ? 0 : static_cast<int>(tunables_.spin_count);
+  int idle = 0;
+  while (!request.is_complete()) {
+    if (progress() > 0) {
+      idle = 0;
+      continue;
+    }
+    if (++idle > spin_limit) yield_once();
+  }
+}
+
+bool Runtime::wait_for(Request& request, double timeout_seconds) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_seconds);
+  const int spin_limit = oversubscribed_ ? 0 : static_cast<int>(tunables_.spin_count);
+  int idle = 0;
+  while (!request.is_complete()) {
+    if (progress() > 0) {
+      idle = 0;
+      continue;
+    }
+    if (++idle > spin_limit) {
+      yield_once();
+      if (std::chrono::steady_clock::now() > deadline) return false;
+    }
+  }
+  return true;
+}
+
+std::uint32_t Runtime::allocate_local_context_id() { return next_context_id_++; }
+
+}  // namespace fabmpi
