@@ -8,6 +8,7 @@
       MPICH's mpiexec.hydra runs a fabmpi program (pmi_probe or mpi_probe, mode ok); every rank must
       print "probe rank R size NP ... ok".
 """
+import os
 import re
 import subprocess
 import sys
@@ -27,7 +28,11 @@ def main():
     else:
         cmd = [launcher] + (["-pmi-port"] if "--pmi-port" in sys.argv else []) + ["-n", str(np_), program, "ok"]
         pattern = rf"^probe rank (\d+) size {np_} .*ok$"
-    p = subprocess.run(cmd, capture_output=True, timeout=120, stdin=subprocess.DEVNULL)
+    env = dict(os.environ)
+    if what == "mpich-under-fabmpi":
+        # The MPICH program must load MPICH's own libmpich, not a libmpich.so.12 of the build tree.
+        env.pop("LD_LIBRARY_PATH", None)
+    p = subprocess.run(cmd, capture_output=True, timeout=120, stdin=subprocess.DEVNULL, env=env)
     out, err = p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace")
     ok = p.returncode == 0 and expect_ranks(out, pattern, np_)
     print(f"{' '.join(cmd)}\n rc={p.returncode}\n stdout:\n{out}\n stderr:\n{err}")
