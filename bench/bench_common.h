@@ -30,14 +30,14 @@ typedef struct {
     int nsizes;
 } bench_opts;
 
-static void bench_die(const char *what)
+static inline void bench_die(const char *what)
 {
     fprintf(stderr, "bench: FAILED: %s\n", what);
     fflush(stderr);
     MPI_Abort(MPI_COMM_WORLD, 2);
 }
 
-static long bench_parse_size(const char *s)
+static inline long bench_parse_size(const char *s)
 {
     char *end = NULL;
     double v = strtod(s, &end);
@@ -47,7 +47,7 @@ static long bench_parse_size(const char *s)
     return (long)v;
 }
 
-static void bench_usage(const char *prog, const char *extra)
+static inline void bench_usage(const char *prog, const char *extra)
 {
     fprintf(stderr,
             "usage: %s [--quick] [--target-ms MS] [--min-iters N] [--max-iters N]\n"
@@ -56,7 +56,7 @@ static void bench_usage(const char *prog, const char *extra)
             prog, extra ? extra : "");
 }
 
-static void bench_parse_args(int argc, char **argv, bench_opts *o, const char *extra)
+static inline void bench_parse_args(int argc, char **argv, bench_opts *o, const char *extra)
 {
     int i;
     memset(o, 0, sizeof *o);
@@ -104,7 +104,7 @@ static void bench_parse_args(int argc, char **argv, bench_opts *o, const char *e
 }
 
 /* Is `name` selected by the --only list? */
-static int bench_selected(const bench_opts *o, const char *name)
+static inline int bench_selected(const bench_opts *o, const char *name)
 {
     const char *p;
     size_t n = strlen(name);
@@ -121,7 +121,7 @@ static int bench_selected(const bench_opts *o, const char *name)
 
 /* Build the list of sizes: explicit --sizes, else powers of two in [lo, hi]
  * (0 included when lo == 0). Returns the count. */
-static int bench_size_list(const bench_opts *o, long lo, long hi, long *out, int cap)
+static inline int bench_size_list(const bench_opts *o, long lo, long hi, long *out, int cap)
 {
     int n = 0;
     long s;
@@ -140,7 +140,7 @@ static int bench_size_list(const bench_opts *o, long lo, long hi, long *out, int
 }
 
 /* Iterations for a cell, given the measured seconds per iteration. */
-static long bench_iters_for(const bench_opts *o, double sec_per_iter)
+static inline long bench_iters_for(const bench_opts *o, double sec_per_iter)
 {
     double want;
     long it;
@@ -152,12 +152,12 @@ static long bench_iters_for(const bench_opts *o, double sec_per_iter)
 }
 
 /* Deterministic byte pattern: depends on position, a seed and the size. */
-static unsigned char bench_pat(long i, int seed)
+static inline unsigned char bench_pat(long i, int seed)
 {
     return (unsigned char)((i * 131 + seed * 7 + 1) & 0xff);
 }
 
-static void *bench_alloc(size_t n)
+static inline void *bench_alloc(size_t n)
 {
     void *p = malloc(n ? n : 1);
     if (!p) bench_die("malloc");
