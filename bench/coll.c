@@ -165,12 +165,19 @@ int main(int argc, char **argv)
             double t, sum, mx;
             if (coll_is_reduction[c] && size < 4) continue;
             validate(c, size);
+            /* Warm-up of 2 calls is the first estimate; refine with `calib`
+             * more only when that is cheap. Calibrate on the slowest rank:
+             * a bcast root alone finishes early. */
             calib = size <= 65536 ? 10 : 2;
-            timed(c, size, 1); /* warm-up */
-            t = timed(c, size, calib);
-            /* Calibrate on the slowest rank: a bcast root alone finishes early. */
+            t = timed(c, size, 2);
             MPI_Allreduce(&t, &mx, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-            iters = bench_iters_for(&o, mx / (double)calib);
+            mx /= 2.0;
+            if (calib > 2 && mx * (double)calib < 0.25e-3 * o.target_ms) {
+                t = timed(c, size, calib);
+                MPI_Allreduce(&t, &mx, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+                mx /= (double)calib;
+            }
+            iters = bench_iters_for(&o, mx);
             t = timed(c, size, iters) / (double)iters;
             MPI_Reduce(&t, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
             MPI_Reduce(&t, &mx, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);

@@ -109,13 +109,26 @@ def which(path):
 # Running with timeouts
 
 
+CURRENT_PGID = None
+
+
+def on_signal(signum, frame):
+    """SIGTERM/SIGINT/SIGHUP: take the running benchmark down with us."""
+    if CURRENT_PGID is not None:
+        kill_group(CURRENT_PGID, signal.SIGKILL)
+    log("interrupted by signal %d; killed the running job" % signum)
+    sys.exit(130)
+
+
 def run(cmd, env=None, timeout=60.0, cwd=None):
     """Run cmd in its own session; on timeout kill the whole process group.
 
     Returns (rc or None on timeout, stdout, stderr, seconds)."""
+    global CURRENT_PGID
     t0 = time.monotonic()
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=cwd,
                          start_new_session=True, universal_newlines=True)
+    CURRENT_PGID = p.pid
     timed_out = False
     try:
         out, err = p.communicate(timeout=timeout)
@@ -130,6 +143,7 @@ def run(cmd, env=None, timeout=60.0, cwd=None):
     finally:
         # Leave nothing behind, even stray ranks of a run that "finished".
         kill_group(p.pid, signal.SIGKILL)
+        CURRENT_PGID = None
     return (None if timed_out else p.returncode), out or "", err or "", time.monotonic() - t0
 
 
@@ -362,8 +376,14 @@ def write_report(args, path, camp, mpis, built, ncores, ref):
     L.append("Generated %s on `%s` (%d cores, %s), by:" % (
         datetime.datetime.now().strftime("%Y-%m-%d %H:%M"), platform.node(), ncores, platform.machine()))
     L.append("")
-    L.append("    " + " ".join(shlex.quote(a) for a in [os.path.relpath(sys.argv[0], ROOT)] + sys.argv[1:]))
+    argv = getattr(args, "orig_argv", None) or sys.argv
+    L.append("    " + " ".join(shlex.quote(a) for a in [os.path.relpath(argv[0], ROOT)] + argv[1:]))
     L.append("")
+    la = getattr(args, "loadavg", None)
+    if la:
+        L.append("Load average (1 min) at start / end of the runs: %.2f / %.2f on %d cores — other work on the "
+                 "machine shows up directly in these numbers." % (la[0], la[1], ncores))
+        L.append("")
     L.append("%d runs, %d repetitions per configuration; every cell is the per-run value (mean over that run's "
              "iterations), summarized over repetitions as median, min and spread = (max − min) / median." % (
                  camp.runs, args.reps))
@@ -546,6 +566,53 @@ def plot(args, camp, outdir, tag):
     return written
 
 
+def plot_or_delegate(args, camp, json_path):
+    """Plot here if matplotlib imports, else try the system python3 (Debian's
+    python3-matplotlib) on the saved JSON."""
+    tag = os.path.splitext(os.path.basename(args.out))[0]
+    outdir = os.path.dirname(os.path.abspath(args.out))
+    try:
+        import matplotlib  # noqa: F401
+    except Exception:  # noqa: BLE001
+        sys_py = "/usr/bin/python3"
+        if os.path.exists(sys_py) and os.path.realpath(sys_py) != os.path.realpath(sys.executable):
+            log("notice: no matplotlib in %s; plotting with %s" % (sys.executable, sys_py))
+            rc, o, e, _ = run([sys_py, os.path.abspath(__file__), "--from-json", json_path, "--plot-only",
+                               "--out", args.out], timeout=120)
+            sys.stderr.write(e)
+            return
+    plot(args, camp, outdir, tag)
+
+
+def from_json(args, all_mpis, ncores):
+    with open(args.from_json) as f:
+        data = json.load(f)
+    camp = Campaign(args)
+    camp.records = data["records"]
+    camp.failures = data.get("failures", [])
+    camp.runs = data.get("runs", 0)
+    args.orig_argv = data.get("argv")
+    args.reps = data.get("reps", args.reps)
+    args.loadavg = data.get("loadavg")
+    args.tcp = "--tcp" in (args.orig_argv or [])
+    tag = os.path.splitext(os.path.basename(args.out))[0]
+    if args.plot_only:
+        plot(args, camp, os.path.dirname(os.path.abspath(args.out)), tag)
+        return 0
+    ran = {r["mpi"] for r in camp.records}
+    mpis = []
+    for name, info in data.get("mpis", {}).items():
+        m = all_mpis.get(name)
+        if m:
+            m.version = info.get("version", "?")
+            mpis.append(m)
+    ref = args.ref or ("fabmpi" if "fabmpi" in ran else next((m.name for m in mpis if m.name in ran), None))
+    write_report(args, args.out, camp, mpis, {m.name for m in mpis if m.name in ran}, ncores, ref)
+    if not args.no_plot:
+        plot_or_delegate(args, camp, args.from_json)
+    return 0
+
+
 # --------------------------------------------------------------------------
 
 
@@ -576,8 +643,13 @@ def main():
     ap.add_argument("--out", default=None, help="Markdown report (default bench/results/latest.md, "
                                                 "tcp: latest-tcp.md, quick: quick.md)")
     ap.add_argument("--no-plot", action="store_true")
+    ap.add_argument("--from-json", default=None, metavar="JSON",
+                    help="rebuild the report and plots from a previous run's JSON; runs nothing")
+    ap.add_argument("--plot-only", action="store_true", help="with --from-json: only draw the plots")
     ap.add_argument("--no-raw", action="store_true", help="skip memcpy and raw libfabric runs")
     args = ap.parse_args()
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, on_signal)
 
     args.np = [int(x) for x in args.np.split(",") if x]
     args.osu_args = shlex.split(args.osu_args)
@@ -594,6 +666,8 @@ def main():
     ncores = os.cpu_count() or 1
 
     all_mpis = known_mpis(args)
+    if args.from_json:
+        return from_json(args, all_mpis, ncores)
     mpis = []
     for name in [x for x in args.mpis.split(",") if x]:
         if name not in all_mpis:
@@ -620,19 +694,20 @@ def main():
     log("running (%s, np=%s, reps=%d, timeout %.0fs per run)" % (
         "tcp" if args.tcp else "shared memory", args.np, args.reps, args.timeout))
     t0 = time.monotonic()
+    load0 = os.getloadavg()[0]
     camp = campaign(args, mpis, built, extras, ncores)
+    args.loadavg = (load0, os.getloadavg()[0])
     log("campaign took %.0f s, %d runs, %d failures" % (time.monotonic() - t0, camp.runs, len(camp.failures)))
 
     ran = {r["mpi"] for r in camp.records}
     ref = args.ref or ("fabmpi" if "fabmpi" in ran else next((m.name for m in mpis if m.name in ran), None))
     write_report(args, args.out, camp, mpis, built, ncores, ref)
     with open(os.path.splitext(args.out)[0] + ".json", "w") as f:
-        json.dump({"argv": sys.argv, "records": camp.records, "failures": camp.failures,
+        json.dump({"argv": sys.argv, "runs": camp.runs, "loadavg": args.loadavg, "reps": args.reps, "records": camp.records, "failures": camp.failures,
                    "mpis": {m.name: {"version": m.version, "launch": m.describe(args.tcp, ncores)} for m in mpis}},
                   f, indent=1)
     if not args.no_plot and not args.quick:
-        tag = os.path.splitext(os.path.basename(args.out))[0]
-        plot(args, camp, os.path.dirname(os.path.abspath(args.out)), tag)
+        plot_or_delegate(args, camp, os.path.splitext(args.out)[0] + ".json")
     if camp.failures or camp.skipped_for_deadline:
         log("FAILURES: %d (see %s)" % (len(camp.failures), args.out))
         return 1
