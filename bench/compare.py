@@ -244,6 +244,8 @@ class Campaign:
         why = None
         if rc is None:
             why = "timeout after %.0f s" % timeout
+            if metrics and all(any(m["metric"].startswith(x) for m in metrics) for x in expect_metrics):
+                why += " after all metrics were printed (hang in MPI_Finalize or exit?)"
         elif rc != 0:
             why = "exit status %d" % rc
         elif "FAILED" in err or "FAILED" in out:
