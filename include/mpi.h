@@ -324,6 +324,33 @@ FABMPI_PUBLIC double PMPI_Wtime(void);
 FABMPI_PUBLIC double MPI_Wtick(void);
 FABMPI_PUBLIC double PMPI_Wtick(void);
 
+/* ---- fabmpi extension: start without a launcher, exchanging addresses through the caller's key-value
+ * store (how torch_fabmpi starts under torchrun). The callbacks must stay valid until MPI_Finalize
+ * returns: peers' addresses are looked up on first use. See docs/torch.md. */
+#define MPIX_STORE_BOOTSTRAP_VERSION 1
+typedef struct MPIX_Store_bootstrap {
+    int version;    /* MPIX_STORE_BOOTSTRAP_VERSION */
+    int rank;       /* this process's rank in MPI_COMM_WORLD, 0 <= rank < size */
+    int size;       /* size of MPI_COMM_WORLD */
+    int local_rank; /* rank among the processes on this node, -1 if unknown */
+    int local_size; /* processes on this node, -1 if unknown */
+    int node_id;    /* index of this node as the launcher numbers them, -1 if unknown (hostnames are used) */
+    int timeout_ms; /* how long get() and fence() may block; <= 0 means no limit */
+    void *ctx;      /* passed unchanged to every callback */
+    /* Store value[0..len) under key (NUL-terminated, at most 255 bytes). 0 on success. */
+    int (*put)(void *ctx, const char *key, const void *value, size_t len);
+    /* Block until key exists (or timeout), copy min(len, capacity) bytes to value and set *len to the
+     * value's full length (the library retries with a larger buffer when *len > capacity). 0 on success. */
+    int (*get)(void *ctx, const char *key, void *value, size_t capacity, size_t *len);
+    /* Return once every rank has called fence() the same number of times. May be NULL: the library then
+     * builds it from put/get. 0 on success. */
+    int (*fence)(void *ctx);
+} MPIX_Store_bootstrap;
+FABMPI_PUBLIC int MPIX_Init_with_store(int *argc, char ***argv, int required, int *provided,
+                                       const MPIX_Store_bootstrap *bootstrap);
+FABMPI_PUBLIC int PMPIX_Init_with_store(int *argc, char ***argv, int required, int *provided,
+                                        const MPIX_Store_bootstrap *bootstrap);
+
 /* ---- communicators: rank and size (runtime/binding/comm.cpp) */
 FABMPI_PUBLIC int MPI_Comm_rank(MPI_Comm comm, int *rank);
 FABMPI_PUBLIC int PMPI_Comm_rank(MPI_Comm comm, int *rank);

@@ -9,6 +9,8 @@
 
 #include "runtime/rc.hpp"
 
+#include <mpi.h>
+
 namespace fabmpi {
 
 class Bootstrap {
@@ -35,6 +37,9 @@ class Bootstrap {
 std::unique_ptr<Bootstrap> make_singleton_bootstrap();
 // PMI-1 over PMI_FD or PMI_PORT/PMI_ID (runtime/pmi_client.cpp). MPI_ERR_OTHER with a reason on failure.
 Rc make_pmi1_bootstrap(std::unique_ptr<Bootstrap>* out);
+
+// Over the caller's key-value store (MPIX_Init_with_store; runtime/store_bootstrap.cpp).
+Rc make_store_bootstrap(const MPIX_Store_bootstrap& callbacks, std::unique_ptr<Bootstrap>* out);
 
 // Chooses PMI-1 (PMI_FD, or PMI_PORT + PMI_ID) or a singleton world when neither is set.
 Rc make_bootstrap_from_environment(std::unique_ptr<Bootstrap>* out);

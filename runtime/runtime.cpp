@@ -45,7 +45,7 @@ void drop_infinipath_fault_handlers() {
 
 }  // namespace
 
-Rc Runtime::create(const Options& options, std::unique_ptr<Runtime>* out) {
+Rc Runtime::create(Options options, std::unique_ptr<Runtime>* out) {
   std::unique_ptr<Runtime> rt(new Runtime());
   std::string tunable_error;
   rt->tunables_ = Tunables::from_environment(&tunable_error);
@@ -58,7 +58,11 @@ Rc Runtime::create(const Options& options, std::unique_ptr<Runtime>* out) {
   rt->thread_level_ = std::clamp(options.required_thread_level, MPI_THREAD_SINGLE, MPI_THREAD_MULTIPLE);
   rt->main_thread_ = std::this_thread::get_id();
 
-  FABMPI_TRY(make_bootstrap_from_environment(&rt->bootstrap_));
+  if (options.bootstrap) {
+    rt->bootstrap_ = std::move(options.bootstrap);
+  } else {
+    FABMPI_TRY(make_bootstrap_from_environment(&rt->bootstrap_));
+  }
   rt->world_rank_ = rt->bootstrap_->rank();
   rt->world_size_ = rt->bootstrap_->size();
   log::set_rank(rt->world_rank_);

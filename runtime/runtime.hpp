@@ -55,10 +55,12 @@ class Runtime {
  public:
   struct Options {
     int required_thread_level = MPI_THREAD_SINGLE;
+    // When set, used instead of the one the environment names (PMI or singleton).
+    std::unique_ptr<Bootstrap> bootstrap;
   };
 
   // Bootstraps, brings the transports up and builds MPI_COMM_WORLD / MPI_COMM_SELF.
-  static Rc create(const Options& options, std::unique_ptr<Runtime>* out);
+  static Rc create(Options options, std::unique_ptr<Runtime>* out);
   ~Runtime();
 
   // Collective over MPI_COMM_WORLD: drains pending traffic, tears the transports down.

@@ -11,7 +11,7 @@ using namespace fabmpi::binding;
 
 namespace {
 
-Rc initialize(int required, int* provided) {
+Rc initialize(int required, int* provided, std::unique_ptr<Bootstrap> bootstrap = nullptr) {
   Library& lib = library();
   if (lib.state == LibraryState::initialized) return fail(MPI_ERR_OTHER, "MPI is already initialized");
   if (lib.state == LibraryState::finalized) return fail(MPI_ERR_OTHER, "MPI cannot be initialized again after MPI_Finalize");
@@ -19,8 +19,9 @@ Rc initialize(int required, int* provided) {
     return fail(MPI_ERR_ARG, "invalid thread level %d", required);
   Runtime::Options options;
   options.required_thread_level = required;
+  options.bootstrap = std::move(bootstrap);
   std::unique_ptr<Runtime> rt;
-  FABMPI_TRY(Runtime::create(options, &rt));
+  FABMPI_TRY(Runtime::create(std::move(options), &rt));
   lib.runtime = std::move(rt);
   Runtime& r = *lib.runtime;
   lib.comms.add_predefined(MPI_COMM_WORLD, r.world());
@@ -56,6 +57,20 @@ int PMPI_Init(int* argc, char*** argv) {
 int PMPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
   ApiCall call("MPI_Init_thread");
   return call.finish(initialize(required, provided));
+}
+
+#pragma weak MPIX_Init_with_store = PMPIX_Init_with_store
+int PMPIX_Init_with_store(int* argc, char*** argv, int required, int* provided,
+                          const MPIX_Store_bootstrap* bootstrap) {
+  ApiCall call("MPIX_Init_with_store");
+  return call.finish([&]() -> Rc {
+    FABMPI_TRY(check_out_ptr(bootstrap, "bootstrap"));
+    if (library().state != LibraryState::not_initialized)
+      return fail(MPI_ERR_OTHER, "MPI is already initialized (or finalized)");
+    std::unique_ptr<Bootstrap> store;
+    FABMPI_TRY(make_store_bootstrap(*bootstrap, &store));
+    return initialize(required, provided, std::move(store));
+  }());
 }
 
 #pragma weak MPI_Finalize = PMPI_Finalize
