@@ -1,5 +1,6 @@
 """torchrun (no PMI): needs fabmpi's MPIX_Init_with_store; without it the error must say so, not hang."""
 import os
+import socket
 import subprocess
 import sys
 import textwrap
@@ -24,6 +25,12 @@ SCRIPT = textwrap.dedent("""
 """)
 
 
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
 def run_torchrun(tmp_path, nproc):
     script = tmp_path / "train.py"
     script.write_text(SCRIPT)
@@ -32,7 +39,7 @@ def run_torchrun(tmp_path, nproc):
            and k not in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT")}
     env["PYTHONPATH"] = PYDIR + os.pathsep + env.get("PYTHONPATH", "")
     cmd = [sys.executable, "-m", "torch.distributed.run", "--redirects", "1", "--tee", "1",
-           f"--nproc_per_node={nproc}", "--master_port=0", str(script)]
+           f"--nproc_per_node={nproc}", f"--master_port={free_port()}", str(script)]
     return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
 
 
