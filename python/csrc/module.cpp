@@ -58,13 +58,15 @@ void init_mpi(const c10::intrusive_ptr<c10d::Store>& store, bool use_store, int 
     auto& eng = Engine::get();
     if (eng.initialized()) return;
     InitRequest req;
-    StoreCtx ctx;
+    // The library may look peers' addresses up long after init (on first contact), so the store adapter
+    // lives until the process ends (MPIX_Init_with_store's contract: valid until MPI_Finalize).
+    static StoreCtx* ctx = new StoreCtx();
     if (use_store) {
         TORCH_CHECK(store, "fabmpi: store bootstrap needs a store");
-        ctx.store = store;
-        ctx.size = size;
+        ctx->store = store;
+        ctx->size = size;
         req.use_store = true;
-        req.store_ctx = &ctx;
+        req.store_ctx = ctx;
         req.put = store_put;
         req.get = store_get;
         req.fence = store_fence;
@@ -75,7 +77,7 @@ void init_mpi(const c10::intrusive_ptr<c10d::Store>& store, bool use_store, int 
     req.local_size = local_size;
     req.node_id = node_id;
     req.timeout_ms = (int)std::min<int64_t>(timeout_ms, INT_MAX);
-    eng.ensure_initialized(req);  // ctx outlives the call: the callbacks are used only during init
+    eng.ensure_initialized(req);
 }
 
 std::string bcast_string(const std::string& s, int root) {

@@ -13,6 +13,9 @@
 extern "C" {
 #endif
 
+#include <mpi.h>
+/* fabmpi's mpi.h declares the extension itself; this copy serves MPIs without it (dlsym finds nothing). */
+#ifndef MPIX_STORE_BOOTSTRAP_VERSION
 #define MPIX_STORE_BOOTSTRAP_VERSION 1
 
 typedef struct MPIX_Store_bootstrap {
@@ -34,9 +37,10 @@ typedef struct MPIX_Store_bootstrap {
     int (*fence)(void *ctx);
 } MPIX_Store_bootstrap;
 
-/* Like MPI_Init_thread, with the store standing in for PMI. The callbacks are used only during this call. */
+/* Like MPI_Init_thread, with the store standing in for PMI. The callbacks must stay valid until MPI_Finalize. */
 int MPIX_Init_with_store(int *argc, char ***argv, int required, int *provided,
                          const MPIX_Store_bootstrap *bootstrap);
+#endif
 typedef int (*MPIX_Init_with_store_fn)(int *, char ***, int, int *, const MPIX_Store_bootstrap *);
 
 #ifdef __cplusplus
