@@ -53,14 +53,21 @@ class CreationOp final : public Request, public ProgressSource {
         pool_(runtime_.context_ids()),
         tree_(binomial_tree(s_.my_index, static_cast<int>(s_.participants.size()))),
         bytes_(builtin_datatype(MPI_BYTE)),
-        words_(kSlotWord + (s_.kind == Creation::split ? s_.participants.size() : 0)) {}
+        words_(kSlotWord + (s_.kind == Creation::split ? s_.participants.size() : 0)),
+        // (parent context id, tag) names this agreement identically on every member.
+        priority_key_(static_cast<std::uint64_t>(s_.parent->context_id()) << 32 | static_cast<std::uint32_t>(s_.tag)) {}
 
   ~CreationOp() override {
     if (registered_) runtime_.remove_progress_source(this);
     release_reservation();
+    if (in_agreement_) pool_->end_agreement(priority_key_);
   }
 
   void begin() {
+    if (s_.wants_id) {
+      pool_->begin_agreement(priority_key_);
+      in_agreement_ = true;
+    }
     registered_ = true;
     runtime_.add_progress_source(this);
     progress();
@@ -118,9 +125,16 @@ class CreationOp final : public Request, public ProgressSource {
   Rc begin_round() {
     record_.assign(words_, 0);
     if (s_.wants_id) {
-      reservation_ = pool_->reserve_window(window_);
-      holds_reservation_ = true;
-      record_[kNextWindowWord] = pool_->next_window_with_free(window_);
+      if (pool_->has_priority(priority_key_)) {
+        reservation_ = pool_->reserve_window(window_);
+        holds_reservation_ = true;
+      } else {
+        reservation_ = ContextIdPool::Contribution{};  // an agreement with a lower key goes first
+        reservation_.held_back = true;
+      }
+      // Held back: no later window helps either; go straight to a retry.
+      record_[kNextWindowWord] =
+          holds_reservation_ ? pool_->next_window_with_free(window_) : ContextIdPool::kNoWindow;
       record_[kFlagsWord] = reservation_.held_back ? kFlagHeldBack : 0;
       std::copy(reservation_.mask.begin(), reservation_.mask.end(), record_.begin() + kMaskWord);
     } else {
@@ -231,6 +245,10 @@ class CreationOp final : public Request, public ProgressSource {
 
   void finish(Rc rc) {
     release_reservation();
+    if (in_agreement_) {
+      in_agreement_ = false;
+      pool_->end_agreement(priority_key_);
+    }
     phase_ = Phase::done;
     if (rc.ok() && on_complete) rc = on_complete(result_);
     error = rc.code();
@@ -303,6 +321,8 @@ class CreationOp final : public Request, public ProgressSource {
   RequestRef parent_recv_;
   std::vector<InFlightSend> sends_;
   CommRef result_;
+  std::uint64_t priority_key_;
+  bool in_agreement_ = false;
   bool registered_ = false;
   bool in_progress_ = false;
   int retries_ = 0;

@@ -8,6 +8,22 @@ ContextIdPool::ContextIdPool() : used_(kCapacity / 64, 0), reserved_(kCapacity /
   used_[0] |= (1ull << kWorldId) | (1ull << kSelfId);
 }
 
+void ContextIdPool::begin_agreement(std::uint64_t key) {
+  std::lock_guard lock(mutex_);
+  agreements_.insert(key);
+}
+
+void ContextIdPool::end_agreement(std::uint64_t key) {
+  std::lock_guard lock(mutex_);
+  auto it = agreements_.find(key);
+  if (it != agreements_.end()) agreements_.erase(it);
+}
+
+bool ContextIdPool::has_priority(std::uint64_t key) const {
+  std::lock_guard lock(mutex_);
+  return agreements_.empty() || *agreements_.begin() >= key;
+}
+
 ContextIdPool::Contribution ContextIdPool::reserve_window(std::uint32_t window) {
   std::lock_guard lock(mutex_);
   Contribution c;

@@ -8,12 +8,16 @@
 // its tag); the masks are exchanged one window of 4096 ids at a time so an agreement moves 512 bytes,
 // not 128 KiB. Agreements that run concurrently in one process (MPI_Comm_idup on two communicators)
 // each reserve the bits they contributed; one that found bits held by another flags a conflict, and
-// when no common id exists the agreement is retried instead of failing.
+// when no common id exists the agreement is retried instead of failing. So that retries cannot go on
+// forever (p runs A then B, q runs B then A, each holding the ids the other needs), every agreement has
+// a key that all its members know, and only the lowest key in flight in a process contributes ids; the
+// others contribute none and retry. The lowest key in flight in the whole job then always completes.
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <mutex>
+#include <set>
 #include <vector>
 
 namespace fabmpi {
@@ -39,6 +43,12 @@ class ContextIdPool {
 
   ContextIdPool();
 
+  // Agreements in flight in this process, by key (the same on every member of one agreement).
+  void begin_agreement(std::uint64_t key);
+  void end_agreement(std::uint64_t key);
+  // True when no agreement with a lower key is in flight here: this one may contribute ids.
+  bool has_priority(std::uint64_t key) const;
+
   // Reserves, for one agreement round on `window`, every id of it that is free and not already
   // reserved; return them with unreserve() (and claim() the agreed one).
   Contribution reserve_window(std::uint32_t window);
@@ -57,6 +67,7 @@ class ContextIdPool {
   mutable std::mutex mutex_;
   std::vector<std::uint64_t> used_;
   std::vector<std::uint64_t> reserved_;
+  std::multiset<std::uint64_t> agreements_;
 };
 
 // What every member concludes from the combined result of one agreement round (the same on all).

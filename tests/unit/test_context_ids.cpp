@@ -137,3 +137,17 @@ TEST_CASE("many ids stay unique below 2^20", "[context_ids]") {
     CHECK(seen.insert(id).second);
   }
 }
+
+TEST_CASE("only the lowest agreement key in flight contributes ids", "[context_ids]") {
+  Pool p;
+  CHECK(p.has_priority(7));
+  p.begin_agreement(7);
+  p.begin_agreement(3);
+  CHECK(p.has_priority(3));
+  CHECK_FALSE(p.has_priority(7));
+  p.end_agreement(3);
+  CHECK(p.has_priority(7));
+  p.end_agreement(7);
+  p.end_agreement(7);  // unknown keys are ignored
+  CHECK(p.has_priority(100));
+}
