@@ -28,7 +28,7 @@ static int g_failures = 0;
   } while (0)
 
 /* The world rank of each rank of `comm`, from its group. */
-static void world_ranks_of(MPI_Comm comm, int* out) {
+static inline void world_ranks_of(MPI_Comm comm, int* out) {
   MPI_Group group, world_group;
   int size;
   MPI_OK(MPI_Comm_group(comm, &group));
@@ -44,7 +44,7 @@ static void world_ranks_of(MPI_Comm comm, int* out) {
 
 /* Every rank sends its world rank to every other; each checks it hears from the world rank its group
  * names for that comm rank, with the right source in the status. */
-static void check_comm_carries(MPI_Comm comm, int tag) {
+static inline void check_comm_carries(MPI_Comm comm, int tag) {
   int size, rank;
   MPI_OK(MPI_Comm_size(comm, &size));
   MPI_OK(MPI_Comm_rank(comm, &rank));
@@ -70,7 +70,7 @@ static void check_comm_carries(MPI_Comm comm, int tag) {
   free(st);
 }
 
-static int finish_test(const char* name) {
+static inline int finish_test(const char* name) {
   int total = g_failures;
   if (g_failures) fprintf(stderr, "rank %d: %s: %d failures\n", g_world_rank, name, g_failures);
   MPI_OK(MPI_Finalize());
