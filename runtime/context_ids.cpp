@@ -84,10 +84,11 @@ AgreementOutcome decide_context_id(std::uint32_t window, const ContextIdPool::Wi
       return {AgreementOutcome::Kind::agreed, window * ContextIdPool::kWindowIds + i * 64 + bit};
     }
   }
+  // Ids held by concurrent agreements come back when their round ends: retry rather than move on to a
+  // later window, so that ids stay low.
+  if (held_back) return {AgreementOutcome::Kind::retry, 0};
   if (next_window > window && next_window < ContextIdPool::kWindows)
     return {AgreementOutcome::Kind::next_window, next_window};
-  // Every window was tried. Ids held by concurrent agreements come back when those finish.
-  if (held_back) return {AgreementOutcome::Kind::retry, 0};
   return {AgreementOutcome::Kind::exhausted, 0};
 }
 

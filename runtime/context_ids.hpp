@@ -76,6 +76,7 @@ struct AgreementOutcome {
   std::uint32_t value;  // agreed: the id; next_window: the window of the next round
 };
 
+// Retry when anyone held ids back (they return soon), else the next window, else exhausted.
 // `common` is the AND of the members' masks for `window`, `next_window` the max of their
 // next_window_with_free(), `held_back` the OR of their Contribution::held_back.
 AgreementOutcome decide_context_id(std::uint32_t window, const ContextIdPool::WindowMask& common,
