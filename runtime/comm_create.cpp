@@ -140,7 +140,8 @@ class CreationOp final : public Request, public ProgressSource {
     } else {
       std::fill(record_.begin() + kMaskWord, record_.begin() + kSlotWord, ~0ull);
     }
-    if (s_.kind == Creation::split) record_[kSlotWord + static_cast<std::size_t>(s_.my_index)] = pack_color_key(s_.color, s_.key);
+    if (s_.kind == Creation::split)
+      record_[kSlotWord + static_cast<std::size_t>(s_.my_index)] = pack_color_key(s_.color, s_.key);
     child_records_.assign(tree_.children.size(), std::vector<std::uint64_t>(words_));
     child_recvs_.assign(tree_.children.size(), nullptr);
     for (std::size_t c = 0; c < tree_.children.size(); ++c)

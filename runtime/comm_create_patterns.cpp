@@ -31,7 +31,9 @@ std::vector<int> split_members(const std::vector<std::uint64_t>& colors_keys, in
   for (std::size_t r = 0; r < colors_keys.size(); ++r)
     if (static_cast<int>(static_cast<std::uint32_t>(colors_keys[r] >> 32)) == color)
       members.push_back(static_cast<int>(r));
-  auto key_of = [&](int r) { return static_cast<int>(static_cast<std::uint32_t>(colors_keys[static_cast<std::size_t>(r)])); };
+  auto key_of = [&](int r) {
+    return static_cast<int>(static_cast<std::uint32_t>(colors_keys[static_cast<std::size_t>(r)]));
+  };
   std::stable_sort(members.begin(), members.end(), [&](int a, int b) { return key_of(a) < key_of(b); });
   return members;
 }
