@@ -639,7 +639,65 @@ FABMPI_PUBLIC int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count
 
 /* ---- collectives (coll/binding.cpp) */
 
-/* ---- communicators, groups, attributes (runtime/binding/comm.cpp, group.cpp) */
+/* ---- communicators, groups, attributes (runtime/binding/comm.cpp, comm_manage.cpp, group.cpp).
+ * Intracommunicators only: no intercommunicator or topology functions (MPI_Topo_test answers
+ * MPI_UNDEFINED). */
+FABMPI_PUBLIC int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm);
+FABMPI_PUBLIC int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm);
+FABMPI_PUBLIC int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm);
+FABMPI_PUBLIC int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm);
+FABMPI_PUBLIC int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request);
+FABMPI_PUBLIC int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request);
+FABMPI_PUBLIC int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm);
+FABMPI_PUBLIC int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm);
+FABMPI_PUBLIC int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm);
+FABMPI_PUBLIC int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm);
+FABMPI_PUBLIC int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm);
+FABMPI_PUBLIC int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm);
+FABMPI_PUBLIC int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm);
+FABMPI_PUBLIC int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm);
+FABMPI_PUBLIC int MPI_Comm_free(MPI_Comm *comm);
+FABMPI_PUBLIC int PMPI_Comm_free(MPI_Comm *comm);
+FABMPI_PUBLIC int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result);
+FABMPI_PUBLIC int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result);
+FABMPI_PUBLIC int MPI_Comm_group(MPI_Comm comm, MPI_Group *group);
+FABMPI_PUBLIC int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group);
+FABMPI_PUBLIC int MPI_Comm_set_name(MPI_Comm comm, const char *comm_name);
+FABMPI_PUBLIC int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name);
+FABMPI_PUBLIC int MPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen);
+FABMPI_PUBLIC int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen);
+FABMPI_PUBLIC int MPI_Comm_test_inter(MPI_Comm comm, int *flag);
+FABMPI_PUBLIC int PMPI_Comm_test_inter(MPI_Comm comm, int *flag);
+FABMPI_PUBLIC int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info);
+FABMPI_PUBLIC int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info);
+FABMPI_PUBLIC int MPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used);
+FABMPI_PUBLIC int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used);
+FABMPI_PUBLIC int MPI_Topo_test(MPI_Comm comm, int *status);
+FABMPI_PUBLIC int PMPI_Topo_test(MPI_Comm comm, int *status);
+FABMPI_PUBLIC int MPI_Group_size(MPI_Group group, int *size);
+FABMPI_PUBLIC int PMPI_Group_size(MPI_Group group, int *size);
+FABMPI_PUBLIC int MPI_Group_rank(MPI_Group group, int *rank);
+FABMPI_PUBLIC int PMPI_Group_rank(MPI_Group group, int *rank);
+FABMPI_PUBLIC int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup);
+FABMPI_PUBLIC int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup);
+FABMPI_PUBLIC int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup);
+FABMPI_PUBLIC int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup);
+FABMPI_PUBLIC int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup);
+FABMPI_PUBLIC int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup);
+FABMPI_PUBLIC int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup);
+FABMPI_PUBLIC int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup);
+FABMPI_PUBLIC int MPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup);
+FABMPI_PUBLIC int PMPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup);
+FABMPI_PUBLIC int MPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup);
+FABMPI_PUBLIC int PMPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup);
+FABMPI_PUBLIC int MPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup);
+FABMPI_PUBLIC int PMPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup);
+FABMPI_PUBLIC int MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[]);
+FABMPI_PUBLIC int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[]);
+FABMPI_PUBLIC int MPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result);
+FABMPI_PUBLIC int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result);
+FABMPI_PUBLIC int MPI_Group_free(MPI_Group *group);
+FABMPI_PUBLIC int PMPI_Group_free(MPI_Group *group);
 
 #if defined(__cplusplus)
 }

@@ -3,6 +3,9 @@
 // CONTRACT used by coll/, the torch backend path and the bindings (keep these signatures; add freely).
 // Ranks are ranks of `comm`; `Channel::collective` traffic lives in a tag space that user receives
 // (MPI_ANY_TAG included) can never match, so collectives may use any non-negative tag.
+// Channel::collective tags are split between two users: coll/ uses tags below 0x40000000 (mask its
+// sequence numbers with 0x3fffffff); tags 0x40000000..0x7fffffff belong to communicator creation
+// (runtime/comm_create.hpp: 0x40000000 | tag for create_group, 0x60000000 | sequence for the others).
 #pragma once
 
 #include <mpi.h>

@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 
+#include "runtime/context_ids.hpp"
 #include "runtime/errhandler.hpp"
 #include "runtime/group.hpp"
 #include "runtime/info.hpp"
@@ -31,6 +32,10 @@ class Comm {
  public:
   Comm(Runtime& runtime, std::uint32_t context_id, GroupRef group, int rank)
       : runtime_(runtime), context_id_(context_id), group_(std::move(group)), rank_(rank) {}
+  // Returns the context id to its pool, if the communicator owns one (every one but WORLD and SELF).
+  ~Comm() {
+    if (context_pool_) context_pool_->release(context_id_);
+  }
   Comm(const Comm&) = delete;
   Comm& operator=(const Comm&) = delete;
 
@@ -44,6 +49,11 @@ class Comm {
   // Sequence number of the next collective on this communicator: every member issues collectives in
   // the same order, so (context, sequence) names one collective instance across all ranks.
   std::uint32_t next_collective_sequence() noexcept { return collective_sequence_++; }
+  // Same, for the exchanges that create communicators from this one (runtime/comm_create.cpp); a
+  // separate count so that they never shift the collectives' numbering.
+  std::uint32_t next_creation_sequence() noexcept { return creation_sequence_++; }
+  // The pool this communicator's context id goes back to when it is destroyed (set on creation).
+  void set_context_id_pool(std::shared_ptr<ContextIdPool> pool) noexcept { context_pool_ = std::move(pool); }
 
   ErrhandlerRef errhandler;
   std::string name;
@@ -58,6 +68,8 @@ class Comm {
   GroupRef group_;
   int rank_;
   std::uint32_t collective_sequence_ = 0;
+  std::uint32_t creation_sequence_ = 0;
+  std::shared_ptr<ContextIdPool> context_pool_;
 };
 
 using CommRef = std::shared_ptr<Comm>;

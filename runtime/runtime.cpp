@@ -80,11 +80,12 @@ Rc Runtime::create(Options options, std::unique_ptr<Runtime>* out) {
 
   std::vector<int> world_ranks(static_cast<std::size_t>(rt->world_size_));
   for (int i = 0; i < rt->world_size_; ++i) world_ranks[static_cast<std::size_t>(i)] = i;
-  rt->world_ = std::make_shared<Comm>(*rt, 0u, std::make_shared<Group>(std::move(world_ranks)),
-                                      rt->world_rank_);
+  rt->world_ = std::make_shared<Comm>(*rt, ContextIdPool::kWorldId,
+                                      std::make_shared<Group>(std::move(world_ranks)), rt->world_rank_);
   rt->world_->name = "MPI_COMM_WORLD";
   rt->world_->errhandler = predefined_errhandler(Errhandler::Kind::are_fatal);
-  rt->self_ = std::make_shared<Comm>(*rt, 1u, std::make_shared<Group>(std::vector<int>{rt->world_rank_}), 0);
+  rt->self_ = std::make_shared<Comm>(*rt, ContextIdPool::kSelfId,
+                                     std::make_shared<Group>(std::vector<int>{rt->world_rank_}), 0);
   rt->self_->name = "MPI_COMM_SELF";
   rt->self_->errhandler = predefined_errhandler(Errhandler::Kind::are_fatal);
 
@@ -167,7 +168,5 @@ bool Runtime::wait_for(Request& request, double timeout_seconds) {
   }
   return true;
 }
-
-std::uint32_t Runtime::allocate_local_context_id() { return next_context_id_++; }
 
 }  // namespace fabmpi

@@ -94,9 +94,10 @@ class Runtime {
   std::recursive_mutex& api_lock() noexcept { return api_lock_; }
   bool needs_api_lock() const noexcept { return thread_level_ == MPI_THREAD_MULTIPLE; }
 
-  // Allocates a context id no other live communicator of this process uses. Communicator creation
-  // (coll/) agrees on one value across members; this is the local bookkeeping.
-  std::uint32_t allocate_local_context_id();
+  // The context ids this process has in use (runtime/context_ids.hpp); communicator creation
+  // (runtime/comm_create.cpp) agrees on a new one with the other members. Shared with the
+  // communicators, which return their id when destroyed, even after the runtime is gone.
+  const std::shared_ptr<ContextIdPool>& context_ids() const noexcept { return context_ids_; }
 
  private:
   Runtime() = default;
@@ -110,6 +111,7 @@ class Runtime {
   std::unique_ptr<Bootstrap> bootstrap_;
   std::vector<int> node_of_rank_;
   std::string processor_name_;
+  std::shared_ptr<ContextIdPool> context_ids_ = std::make_shared<ContextIdPool>();
   CommRef world_, self_;
   std::unique_ptr<pt2pt::Engine> pt2pt_;
   std::vector<ProgressSource*> progress_sources_;
@@ -117,7 +119,6 @@ class Runtime {
   std::recursive_mutex api_lock_;
   bool oversubscribed_ = false;
   bool finalized_ = false;
-  std::uint32_t next_context_id_ = 2;  // 0 = world, 1 = self
 };
 
 }  // namespace fabmpi

@@ -1,0 +1,313 @@
+// Communicator management (MPI-3.1 chapter 6): dup, idup, split, split_type, create, create_group,
+// free, compare, group, names, info, and the intercommunicator/topology queries fabmpi answers
+// negatively. The agreement work is in runtime/comm_create.cpp; this file is handles, argument checks,
+// attributes and info.
+#include <algorithm>
+#include <cstring>
+
+#include "runtime/binding/attributes.hpp"
+#include "runtime/binding/library.hpp"
+#include "runtime/comm_create.hpp"
+#include "runtime/group_ops.hpp"
+
+using namespace fabmpi;
+using namespace fabmpi::binding;
+
+namespace {
+
+InfoRef copy_info(const InfoRef& info) { return info ? std::make_shared<Info>(*info) : nullptr; }
+
+// Optional info argument: MPI_INFO_NULL means no hints.
+Rc to_optional_info(MPI_Info handle, InfoRef* out) {
+  if (handle == MPI_INFO_NULL) {
+    out->reset();
+    return Rc();
+  }
+  InfoRef info;
+  FABMPI_TRY(to_info(handle, &info));
+  *out = std::move(info);
+  return Rc();
+}
+
+// Gives a newly created communicator its handle (or MPI_COMM_NULL when this process is not a member).
+// Dup and idup first run the parent's attribute copy callbacks; a failing callback frees the new
+// communicator and its error is the call's.
+Rc publish(const CommRef& parent, const CommRef& created, bool copy_attributes, InfoRef info, MPI_Comm* newcomm) {
+  if (!created) {
+    *newcomm = MPI_COMM_NULL;
+    return Rc();
+  }
+  if (copy_attributes) {
+    Rc rc = copy_comm_attributes(*parent, *created);
+    if (!rc.ok()) {
+      (void)delete_comm_attributes(*created);
+      return rc;
+    }
+  }
+  created->info = std::move(info);
+  *newcomm = new_comm_handle(created);
+  return Rc();
+}
+
+Rc check_subgroup(const Comm& comm, const Group& group) {
+  if (!group_ops::is_subset(group, *comm.group()))
+    return fail(MPI_ERR_GROUP, "the group (size %d) is not a subset of the communicator's group (size %d)",
+                group.size(), comm.size());
+  return Rc();
+}
+
+Rc split_and_publish(const CommRef& c, int color, int key, MPI_Comm* newcomm) {
+  CommRef created;
+  FABMPI_TRY(comm_create::split(c, color, key, &created));
+  return publish(c, created, false, nullptr, newcomm);
+}
+
+}  // namespace
+
+extern "C" {
+
+#pragma weak MPI_Comm_dup = PMPI_Comm_dup
+int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
+  ApiCall call("MPI_Comm_dup");
+  return call.finish([&]() -> Rc {
+    CommRef c;
+    FABMPI_TRY(call.comm(comm, &c));
+    FABMPI_TRY(check_out_ptr(newcomm, "newcomm"));
+    CommRef created;
+    FABMPI_TRY(comm_create::dup(c, &created));
+    return publish(c, created, true, copy_info(c->info), newcomm);
+  }());
+}
+
+#pragma weak MPI_Comm_dup_with_info = PMPI_Comm_dup_with_info
+int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) {
+  ApiCall call("MPI_Comm_dup_with_info");
+  return call.finish([&]() -> Rc {
+    CommRef c;
+    FABMPI_TRY(call.comm(comm, &c));
+    InfoRef hints;
+    FABMPI_TRY(to_optional_info(info, &hints));
+    FABMPI_TRY(check_out_ptr(newcomm, "newcomm"));
+    CommRef created;
+    FABMPI_TRY(comm_create::dup(c, &created));
+    return publish(c, created, true, copy_info(hints), newcomm);
+  }());
+}
+
+#pragma weak MPI_Comm_idup = PMPI_Comm_idup
+int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
+  ApiCall call("MPI_Comm_idup");
+  return call.finish([&]() -> Rc {
+    CommRef c;
+    FABMPI_TRY(call.comm(comm, &c));
+    FABMPI_TRY(check_out_ptr(newcomm, "newcomm"));
+    FABMPI_TRY(check_out_ptr(request, "request"));
+    // The new handle is written when the agreement completes (inside progress): the standard forbids
+    // reading *newcomm before the request completes.
+    InfoRef info = copy_info(c->info);
+    RequestRef req;
+    FABMPI_TRY(comm_create::start_dup(
+        c, [c, newcomm, info](const CommRef& created) { return publish(c, created, true, info, newcomm); }, &req));
+    *request = new_request_handle(req);
+    return Rc();
+  }());
+}
+
+#pragma weak MPI_Comm_split = PMPI_Comm_split
+int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
+  ApiCall call("MPI_Comm_split");
+  return call.finish([&]() -> Rc {
+    CommRef c;
+    FABMPI_TRY(call.comm(comm, &c));
+    if (color < 0 && color != MPI_UNDEFINED)
+      return fail(MPI_ERR_ARG, "invalid color %d (colors are >= 0 or MPI_UNDEFINED)", color);
+    FABMPI_TRY(check_out_ptr(newcomm, "newcomm"));
+    return split_and_publish(c, color, key, newcomm);
+  }());
+}
+
+#pragma weak MPI_Comm_split_type = PMPI_Comm_split_type
+int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm) {
+  ApiCall call("MPI_Comm_split_type");
+  return call.finish([&]() -> Rc {
+    CommRef c;
+    FABMPI_TRY(call.comm(comm, &c));
+    if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED)
+      return fail(MPI_ERR_ARG, "invalid split_type %d (MPI_COMM_TYPE_SHARED or MPI_UNDEFINED)", split_type);
+    InfoRef hints;
+    FABMPI_TRY(to_optional_info(info, &hints));
+    FABMPI_TRY(check_out_ptr(newcomm, "newcomm"));
+    int color = MPI_UNDEFINED;
+    if (split_type == MPI_COMM_TYPE_SHARED) {
+      // The node index the launcher assigned, never the host name (tests emulate several hosts).
+      const Runtime& rt = c->runtime();
+      color = rt.node_of_rank()[static_cast<std::size_t>(rt.world_rank())];
+    }
+    return split_and_publish(c, color, key, newcomm);
+  }());
+}
+
+#pragma weak MPI_Comm_create = PMPI_Comm_create
+int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
+  ApiCall call("MPI_Comm_create");
+  return call.finish([&]() -> Rc {
+    CommRef c;
+    FABMPI_TRY(call.comm(comm, &c));
+    GroupRef g;
+    FABMPI_TRY(to_group(group, &g));
+    FABMPI_TRY(check_out_ptr(newcomm, "newcomm"));
+    FABMPI_TRY(check_subgroup(*c, *g));
+    CommRef created;
+    FABMPI_TRY(comm_create::create(c, g, &created));
+    return publish(c, created, false, nullptr, newcomm);
+  }());
+}
+
+#pragma weak MPI_Comm_create_group = PMPI_Comm_create_group
+int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm) {
+  ApiCall call("MPI_Comm_create_group");
+  return call.finish([&]() -> Rc {
+    CommRef c;
+    FABMPI_TRY(call.comm(comm, &c));
+    GroupRef g;
+    FABMPI_TRY(to_group(group, &g));
+    FABMPI_TRY(check_send_tag(tag));
+    FABMPI_TRY(check_out_ptr(newcomm, "newcomm"));
+    FABMPI_TRY(check_subgroup(*c, *g));
+    CommRef created;
+    FABMPI_TRY(comm_create::create_group(c, g, tag, &created));
+    return publish(c, created, false, nullptr, newcomm);
+  }());
+}
+
+#pragma weak MPI_Comm_free = PMPI_Comm_free
+int PMPI_Comm_free(MPI_Comm* comm) {
+  ApiCall call("MPI_Comm_free");
+  return call.finish([&]() -> Rc {
+    FABMPI_TRY(check_out_ptr(comm, "comm"));
+    CommRef c;
+    FABMPI_TRY(call.comm(*comm, &c));
+    if (library().comms.is_predefined(*comm))
+      return fail(MPI_ERR_COMM, "%s cannot be freed", c->name.c_str());
+    FABMPI_TRY(delete_comm_attributes(*c));
+    // Requests still holding the communicator keep it (and its context id) alive until they finish.
+    library().comms.erase(*comm);
+    *comm = MPI_COMM_NULL;
+    return Rc();
+  }());
+}
+
+#pragma weak MPI_Comm_compare = PMPI_Comm_compare
+int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {
+  ApiCall call("MPI_Comm_compare");
+  return call.finish([&]() -> Rc {
+    CommRef a, b;
+    FABMPI_TRY(call.comm(comm2, &b));
+    FABMPI_TRY(call.comm(comm1, &a));
+    FABMPI_TRY(check_out_ptr(result, "result"));
+    if (a == b) {
+      *result = MPI_IDENT;
+      return Rc();
+    }
+    switch (group_ops::compare(*a->group(), *b->group())) {
+      case MPI_IDENT: *result = MPI_CONGRUENT; break;
+      case MPI_SIMILAR: *result = MPI_SIMILAR; break;
+      default: *result = MPI_UNEQUAL; break;
+    }
+    return Rc();
+  }());
+}
+
+#pragma weak MPI_Comm_group = PMPI_Comm_group
+int PMPI_Comm_group(MPI_Comm comm, MPI_Group* group) {
+  ApiCall call("MPI_Comm_group");
+  return call.finish([&]() -> Rc {
+    CommRef c;
+    FABMPI_TRY(call.comm(comm, &c));
+    FABMPI_TRY(check_out_ptr(group, "group"));
+    *group = new_group_handle(c->group());
+    return Rc();
+  }());
+}
+
+#pragma weak MPI_Comm_set_name = PMPI_Comm_set_name
+int PMPI_Comm_set_name(MPI_Comm comm, const char* comm_name) {
+  ApiCall call("MPI_Comm_set_name");
+  return call.finish([&]() -> Rc {
+    CommRef c;
+    FABMPI_TRY(call.comm(comm, &c));
+    FABMPI_TRY(check_out_ptr(comm_name, "comm_name"));
+    // Longer names are truncated (MPI-3.1 section 6.8).
+    c->name.assign(comm_name, strnlen(comm_name, MPI_MAX_OBJECT_NAME - 1));
+    return Rc();
+  }());
+}
+
+#pragma weak MPI_Comm_get_name = PMPI_Comm_get_name
+int PMPI_Comm_get_name(MPI_Comm comm, char* comm_name, int* resultlen) {
+  ApiCall call("MPI_Comm_get_name");
+  return call.finish([&]() -> Rc {
+    CommRef c;
+    FABMPI_TRY(call.comm(comm, &c));
+    FABMPI_TRY(check_out_ptr(comm_name, "comm_name"));
+    FABMPI_TRY(check_out_ptr(resultlen, "resultlen"));
+    const std::size_t n = std::min<std::size_t>(c->name.size(), MPI_MAX_OBJECT_NAME - 1);
+    std::memcpy(comm_name, c->name.data(), n);
+    comm_name[n] = '\0';
+    *resultlen = static_cast<int>(n);
+    return Rc();
+  }());
+}
+
+#pragma weak MPI_Comm_test_inter = PMPI_Comm_test_inter
+int PMPI_Comm_test_inter(MPI_Comm comm, int* flag) {
+  ApiCall call("MPI_Comm_test_inter");
+  return call.finish([&]() -> Rc {
+    CommRef c;
+    FABMPI_TRY(call.comm(comm, &c));
+    FABMPI_TRY(check_out_ptr(flag, "flag"));
+    *flag = 0;  // fabmpi has intracommunicators only
+    return Rc();
+  }());
+}
+
+#pragma weak MPI_Comm_set_info = PMPI_Comm_set_info
+int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info) {
+  ApiCall call("MPI_Comm_set_info");
+  return call.finish([&]() -> Rc {
+    CommRef c;
+    FABMPI_TRY(call.comm(comm, &c));
+    InfoRef hints;
+    FABMPI_TRY(to_info(info, &hints));
+    c->info = copy_info(hints);  // the user may free `info` right after
+    return Rc();
+  }());
+}
+
+#pragma weak MPI_Comm_get_info = PMPI_Comm_get_info
+int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info* info_used) {
+  ApiCall call("MPI_Comm_get_info");
+  return call.finish([&]() -> Rc {
+    CommRef c;
+    FABMPI_TRY(call.comm(comm, &c));
+    FABMPI_TRY(check_out_ptr(info_used, "info_used"));
+    auto copy = c->info ? std::make_shared<Info>(*c->info) : std::make_shared<Info>();
+    copy->handle = library().infos.insert(copy);
+    *info_used = copy->handle;
+    return Rc();
+  }());
+}
+
+#pragma weak MPI_Topo_test = PMPI_Topo_test
+int PMPI_Topo_test(MPI_Comm comm, int* status) {
+  ApiCall call("MPI_Topo_test");
+  return call.finish([&]() -> Rc {
+    CommRef c;
+    FABMPI_TRY(call.comm(comm, &c));
+    FABMPI_TRY(check_out_ptr(status, "status"));
+    *status = MPI_UNDEFINED;  // no process topologies
+    return Rc();
+  }());
+}
+
+}  // extern "C"

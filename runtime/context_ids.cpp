@@ -1,0 +1,95 @@
+#include "runtime/context_ids.hpp"
+
+#include <bit>
+
+namespace fabmpi {
+
+ContextIdPool::ContextIdPool() : used_(kCapacity / 64, 0), reserved_(kCapacity / 64, 0) {
+  used_[0] |= (1ull << kWorldId) | (1ull << kSelfId);
+}
+
+void ContextIdPool::begin_agreement(std::uint64_t key) {
+  std::lock_guard lock(mutex_);
+  agreements_.insert(key);
+}
+
+void ContextIdPool::end_agreement(std::uint64_t key) {
+  std::lock_guard lock(mutex_);
+  auto it = agreements_.find(key);
+  if (it != agreements_.end()) agreements_.erase(it);
+}
+
+bool ContextIdPool::has_priority(std::uint64_t key) const {
+  std::lock_guard lock(mutex_);
+  return agreements_.empty() || *agreements_.begin() >= key;
+}
+
+ContextIdPool::Contribution ContextIdPool::reserve_window(std::uint32_t window) {
+  std::lock_guard lock(mutex_);
+  Contribution c;
+  const std::size_t base = static_cast<std::size_t>(window) * kWindowWords;
+  for (std::size_t i = 0; i < kWindowWords; ++i) {
+    const std::uint64_t free_bits = ~used_[base + i];
+    c.mask[i] = free_bits & ~reserved_[base + i];
+    if (free_bits & reserved_[base + i]) c.held_back = true;
+    reserved_[base + i] |= c.mask[i];
+  }
+  return c;
+}
+
+void ContextIdPool::unreserve(std::uint32_t window, const WindowMask& mask) {
+  std::lock_guard lock(mutex_);
+  const std::size_t base = static_cast<std::size_t>(window) * kWindowWords;
+  for (std::size_t i = 0; i < kWindowWords; ++i) reserved_[base + i] &= ~mask[i];
+}
+
+void ContextIdPool::claim(std::uint32_t id) {
+  std::lock_guard lock(mutex_);
+  used_[id / 64] |= 1ull << (id % 64);
+}
+
+void ContextIdPool::release(std::uint32_t id) {
+  if (id == kWorldId || id == kSelfId || id >= kCapacity) return;
+  std::lock_guard lock(mutex_);
+  used_[id / 64] &= ~(1ull << (id % 64));
+}
+
+bool ContextIdPool::in_use(std::uint32_t id) const {
+  std::lock_guard lock(mutex_);
+  return (used_[id / 64] >> (id % 64)) & 1u;
+}
+
+std::size_t ContextIdPool::in_use_count() const {
+  std::lock_guard lock(mutex_);
+  std::size_t n = 0;
+  for (std::uint64_t w : used_) n += static_cast<std::size_t>(std::popcount(w));
+  return n;
+}
+
+std::uint32_t ContextIdPool::next_window_with_free(std::uint32_t window) const {
+  std::lock_guard lock(mutex_);
+  for (std::uint32_t w = window + 1; w < kWindows; ++w) {
+    const std::size_t base = static_cast<std::size_t>(w) * kWindowWords;
+    for (std::size_t i = 0; i < kWindowWords; ++i)
+      if (~used_[base + i] & ~reserved_[base + i]) return w;
+  }
+  return kNoWindow;
+}
+
+AgreementOutcome decide_context_id(std::uint32_t window, const ContextIdPool::WindowMask& common,
+                                   std::uint32_t next_window, bool held_back) {
+  for (std::uint32_t i = 0; i < ContextIdPool::kWindowWords; ++i) {
+    if (common[i] != 0) {
+      const auto bit = static_cast<std::uint32_t>(std::countr_zero(common[i]));
+      return {AgreementOutcome::Kind::agreed, window * ContextIdPool::kWindowIds + i * 64 + bit};
+    }
+  }
+  // Ids held by concurrent agreements come back when their round ends: retry rather than move on to a
+  // later window, so that ids stay low.
+  if (held_back) return {AgreementOutcome::Kind::retry, 0};
+  if (next_window > window && next_window < ContextIdPool::kWindows)
+    return {AgreementOutcome::Kind::next_window, next_window};
+  return {AgreementOutcome::Kind::exhausted, 0};
+}
+
+}  // namespace fabmpi

@@ -1,0 +1,152 @@
+// Context id bookkeeping and the agreement decision (runtime/context_ids.hpp), with several simulated
+// processes combining their contributions the way runtime/comm_create.cpp does over the wire.
+#include <catch2/catch.hpp>
+
+#include <set>
+#include <vector>
+
+#include "runtime/context_ids.hpp"
+
+using namespace fabmpi;
+using Pool = ContextIdPool;
+
+namespace {
+
+// One agreement among `members`, rounds run to completion one at a time (no concurrency).
+std::uint32_t agree(std::vector<Pool*> members) {
+  std::uint32_t window = 0;
+  for (int guard = 0; guard < 1000; ++guard) {
+    Pool::WindowMask common;
+    common.fill(~0ull);
+    std::uint32_t next = 0;
+    bool held_back = false;
+    std::vector<Pool::Contribution> contributions;
+    for (Pool* p : members) {
+      contributions.push_back(p->reserve_window(window));
+      for (std::size_t i = 0; i < common.size(); ++i) common[i] &= contributions.back().mask[i];
+      next = std::max(next, p->next_window_with_free(window));
+      held_back |= contributions.back().held_back;
+    }
+    const AgreementOutcome outcome = decide_context_id(window, common, next, held_back);
+    for (std::size_t m = 0; m < members.size(); ++m) {
+      if (outcome.kind == AgreementOutcome::Kind::agreed) members[m]->claim(outcome.value);
+      members[m]->unreserve(window, contributions[m].mask);
+    }
+    if (outcome.kind == AgreementOutcome::Kind::agreed) return outcome.value;
+    REQUIRE(outcome.kind == AgreementOutcome::Kind::next_window);
+    window = outcome.value;
+  }
+  FAIL("agreement did not converge");
+  return 0;
+}
+
+}  // namespace
+
+TEST_CASE("world and self ids are in use from the start", "[context_ids]") {
+  Pool p;
+  CHECK(p.in_use(Pool::kWorldId));
+  CHECK(p.in_use(Pool::kSelfId));
+  CHECK(p.in_use_count() == 2);
+  p.release(Pool::kWorldId);  // never returned
+  CHECK(p.in_use(Pool::kWorldId));
+}
+
+TEST_CASE("agreement picks the lowest id free on every member", "[context_ids]") {
+  Pool a, b, c;
+  CHECK(agree({&a, &b, &c}) == 2);
+  CHECK(agree({&a, &b}) == 3);
+  CHECK(agree({&b, &c}) == 4);  // 3 is used on b
+  CHECK(agree({&a, &c}) == 5);  // 3 is used on a, 4 on c
+  CHECK(agree({&a, &b, &c}) == 6);
+  c.release(4);
+  CHECK(agree({&c}) == 3);  // 3 was only ever used by a and b
+  CHECK(agree({&a, &b, &c}) == 7);
+}
+
+TEST_CASE("released ids are reused", "[context_ids]") {
+  Pool a, b;
+  std::vector<std::uint32_t> ids;
+  for (int i = 0; i < 10; ++i) ids.push_back(agree({&a, &b}));
+  CHECK(ids.front() == 2);
+  CHECK(ids.back() == 11);
+  a.release(5);
+  b.release(5);
+  CHECK(agree({&a, &b}) == 5);
+}
+
+TEST_CASE("agreement moves to later windows when the first is full", "[context_ids]") {
+  Pool a, b;
+  // Fill a's first window completely and b's second window's first ids.
+  for (std::uint32_t id = 2; id < Pool::kWindowIds; ++id) a.claim(id);
+  b.claim(Pool::kWindowIds);
+  b.claim(Pool::kWindowIds + 1);
+  const std::uint32_t id = agree({&a, &b});
+  CHECK(id == Pool::kWindowIds + 2);
+  CHECK(a.in_use(id));
+  CHECK(b.in_use(id));
+}
+
+TEST_CASE("concurrent agreements in one process never hand out the same id", "[context_ids]") {
+  Pool p, q, r;
+  // p takes part in two agreements at once: {p,q} and {p,r}. The first reserves p's free ids.
+  auto first = p.reserve_window(0);
+  auto second = p.reserve_window(0);
+  CHECK_FALSE(first.held_back);
+  CHECK(second.held_back);
+  for (std::uint64_t w : second.mask) CHECK(w == 0);
+  auto q_part = q.reserve_window(0);
+  Pool::WindowMask common;
+  for (std::size_t i = 0; i < common.size(); ++i) common[i] = first.mask[i] & q_part.mask[i];
+  auto outcome = decide_context_id(0, common, 0, false);
+  REQUIRE(outcome.kind == AgreementOutcome::Kind::agreed);
+  CHECK(outcome.value == 2);
+  // The second sees nothing common in window 0 and retries (never picks 2, never skips the window).
+  auto r_part = r.reserve_window(0);
+  for (std::size_t i = 0; i < common.size(); ++i) common[i] = second.mask[i] & r_part.mask[i];
+  auto later = decide_context_id(0, common, std::max(p.next_window_with_free(0), r.next_window_with_free(0)),
+                                 second.held_back || r_part.held_back);
+  CHECK(later.kind == AgreementOutcome::Kind::retry);
+  p.claim(outcome.value);
+  q.claim(outcome.value);
+  p.unreserve(0, first.mask);
+  q.unreserve(0, q_part.mask);
+  p.unreserve(0, second.mask);
+  r.unreserve(0, r_part.mask);
+  CHECK(agree({&p, &r}) == 3);
+}
+
+TEST_CASE("decide_context_id: exhausted vs retry", "[context_ids]") {
+  Pool::WindowMask none{};
+  CHECK(decide_context_id(Pool::kWindows - 1, none, Pool::kNoWindow, false).kind ==
+        AgreementOutcome::Kind::exhausted);
+  CHECK(decide_context_id(Pool::kWindows - 1, none, Pool::kNoWindow, true).kind == AgreementOutcome::Kind::retry);
+  Pool::WindowMask some{};
+  some[3] = 1ull << 5;
+  auto o = decide_context_id(2, some, 0, false);
+  CHECK(o.kind == AgreementOutcome::Kind::agreed);
+  CHECK(o.value == 2 * Pool::kWindowIds + 3 * 64 + 5);
+}
+
+TEST_CASE("many ids stay unique below 2^20", "[context_ids]") {
+  Pool a;
+  std::set<std::uint32_t> seen;
+  for (int i = 0; i < 5000; ++i) {
+    std::uint32_t id = agree({&a});
+    CHECK(id < Pool::kCapacity);
+    CHECK(seen.insert(id).second);
+  }
+}
+
+TEST_CASE("only the lowest agreement key in flight contributes ids", "[context_ids]") {
+  Pool p;
+  CHECK(p.has_priority(7));
+  p.begin_agreement(7);
+  p.begin_agreement(3);
+  CHECK(p.has_priority(3));
+  CHECK_FALSE(p.has_priority(7));
+  p.end_agreement(3);
+  CHECK(p.has_priority(7));
+  p.end_agreement(7);
+  p.end_agreement(7);  // unknown keys are ignored
+  CHECK(p.has_priority(100));
+}
