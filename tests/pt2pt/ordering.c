@@ -12,19 +12,19 @@ int main(int argc, char** argv) {
   const int big_n = 20000; /* 80 KB: rendezvous */
   int* big = malloc(sizeof(int) * big_n);
   if (rank != 0) {
-    MPI_Request reqs[N];
+    /* All nonblocking: a standard send may wait for its receive (rendezvous, or out of credits), and
+     * rank 0 posts receives only after the barrier. */
+    static MPI_Request reqs[2 * N + 1];
+    int nreq = 0;
     for (int i = 0; i < N; ++i) {
       small[i] = rank * 1000000 + i;
-      /* every 50th message is large: rendezvous interleaved with eager */
-      if (i % 50 == 49) {
-        MPI_Send(big, 0, MPI_INT, 0, 5, MPI_COMM_WORLD); /* zero-size marker keeps order visible */
-      }
-      MPI_OK(MPI_Isend(&small[i], 1, MPI_INT, 0, 5, MPI_COMM_WORLD, &reqs[i]));
+      if (i % 50 == 49) MPI_OK(MPI_Isend(big, 0, MPI_INT, 0, 5, MPI_COMM_WORLD, &reqs[nreq++])); /* zero-size marker */
+      MPI_OK(MPI_Isend(&small[i], 1, MPI_INT, 0, 5, MPI_COMM_WORLD, &reqs[nreq++]));
     }
     for (int i = 0; i < big_n; ++i) big[i] = rank + i;
-    MPI_OK(MPI_Send(big, big_n, MPI_INT, 0, 5, MPI_COMM_WORLD));
-    MPI_OK(MPI_Waitall(N, reqs, MPI_STATUSES_IGNORE));
+    MPI_OK(MPI_Isend(big, big_n, MPI_INT, 0, 5, MPI_COMM_WORLD, &reqs[nreq++]));
     pt_barrier(MPI_COMM_WORLD);
+    MPI_OK(MPI_Waitall(nreq, reqs, MPI_STATUSES_IGNORE));
   } else {
     pt_barrier(MPI_COMM_WORLD); /* every message is unexpected by now (or held back by credits) */
     for (int src = 1; src < size; ++src) {
