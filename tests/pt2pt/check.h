@@ -20,17 +20,20 @@
 
 #define MPI_OK(call) CHECK((call) == MPI_SUCCESS, "%s", #call)
 
-/* A barrier from point-to-point only: gather to 0, then release. */
+/* A barrier from point-to-point only. Rank 0 speaks first, so nobody sends to rank 0 before rank 0 has
+ * entered the barrier (its MPI_ANY_TAG receives before that never see barrier traffic). */
 static inline void pt_barrier(MPI_Comm comm) {
   int rank, size, i, token = 0;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
   if (rank == 0) {
-    for (i = 1; i < size; ++i) MPI_Recv(&token, 1, MPI_INT, i, 32000, comm, MPI_STATUS_IGNORE);
-    for (i = 1; i < size; ++i) MPI_Send(&token, 1, MPI_INT, i, 32001, comm);
+    for (i = 1; i < size; ++i) MPI_Send(&token, 1, MPI_INT, i, 32000, comm);
+    for (i = 1; i < size; ++i) MPI_Recv(&token, 1, MPI_INT, i, 32001, comm, MPI_STATUS_IGNORE);
+    for (i = 1; i < size; ++i) MPI_Send(&token, 1, MPI_INT, i, 32002, comm);
   } else {
-    MPI_Send(&token, 1, MPI_INT, 0, 32000, comm);
-    MPI_Recv(&token, 1, MPI_INT, 0, 32001, comm, MPI_STATUS_IGNORE);
+    MPI_Recv(&token, 1, MPI_INT, 0, 32000, comm, MPI_STATUS_IGNORE);
+    MPI_Send(&token, 1, MPI_INT, 0, 32001, comm);
+    MPI_Recv(&token, 1, MPI_INT, 0, 32002, comm, MPI_STATUS_IGNORE);
   }
 }
 
