@@ -132,8 +132,13 @@ Rc Engine::Impl::open(Engine*) {
   credit_limit = std::max<long long>(t.eager_credits, 1);
   peers.resize(static_cast<std::size_t>(size));
   const std::string& netmod = t.netmod;
-  if (netmod != "auto" && netmod != "tcp" && netmod != "shm")
-    return fail(MPI_ERR_OTHER, "FABMPI_NETMOD=%s: expected auto, tcp or shm", netmod.c_str());
+  if (netmod != "auto" && netmod != "tcp" && netmod != "shm" && netmod != "mixed")
+    return fail(MPI_ERR_OTHER, "FABMPI_NETMOD=%s: expected auto, tcp, shm or mixed", netmod.c_str());
+  // Which provider carries traffic to a rank of this node. "mixed" (for tests) splits local peers
+  // between shm and tcp so one MPI_ANY_SOURCE receive spans both endpoints.
+  auto local_uses_tcp = [&](int r) {
+    return netmod == "tcp" || (netmod == "mixed" && (r + my_world) % 2 == 1);
+  };
 
   const auto& node = runtime.node_of_rank();
   const int my_node = node[static_cast<std::size_t>(my_world)];
@@ -143,7 +148,7 @@ Rc Engine::Impl::open(Engine*) {
     const bool local = node[static_cast<std::size_t>(r)] == my_node;
     if (!local && netmod == "shm")
       return fail(MPI_ERR_OTHER, "FABMPI_NETMOD=shm, but rank %d is on another node", r);
-    if (local && netmod != "tcp") need_shm = true;
+    if (local && !local_uses_tcp(r)) need_shm = true;
     else need_tcp = true;
   }
 
@@ -172,7 +177,7 @@ Rc Engine::Impl::open(Engine*) {
     Peer& p = peer(r);
     p.credits = credit_limit;
     if (r == my_world) p.transport = self.get();
-    else if (node[static_cast<std::size_t>(r)] == my_node && netmod != "tcp") p.transport = shm.get();
+    else if (node[static_cast<std::size_t>(r)] == my_node && !local_uses_tcp(r)) p.transport = shm.get();
     else p.transport = tcp.get();
   }
   FABMPI_LOG(info, pt2pt, "engine up: eager %zu, chunk %zu, credits %lld, shm %s, tcp %s", eager_max,
