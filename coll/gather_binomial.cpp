@@ -15,9 +15,10 @@ class GatherBinomial final : public Schedule {
   GatherBinomial(const Context& ctx, const CollArgs& args) : Schedule(ctx), args_(args) {
     const int v = vrank();
     const std::size_t blocks = static_cast<std::size_t>(pattern::binomial_subtree_size(v, size()));
+    leaf_ = v != 0 && blocks == 1;
     if (v == 0 && ctx.shift == 0) {
       buf_ = args_.recv;
-    } else if (blocks > 1) {
+    } else if (!leaf_) {
       temp_.resize(blocks * args_.count);
       buf_ = temp_.data();
     }
@@ -30,7 +31,7 @@ class GatherBinomial final : public Schedule {
     switch (phase_) {
       case Phase::children:
         phase_ = Phase::up;
-        if (buf_ == nullptr) {  // a leaf
+        if (leaf_) {
           send(args_.send, b, pattern::binomial_parent(v));
           phase_ = Phase::done;
           return false;
@@ -63,6 +64,7 @@ class GatherBinomial final : public Schedule {
   CollArgs args_;
   Bytes temp_;
   std::byte* buf_ = nullptr;
+  bool leaf_ = false;
 };
 
 }  // namespace
