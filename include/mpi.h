@@ -404,7 +404,87 @@ FABMPI_PUBLIC int PMPI_Info_free(MPI_Info *info);
 #define MPI_Message_c2f(h)    ((MPI_Fint)(h))
 #define MPI_Message_f2c(h)    ((MPI_Message)(h))
 
-/* ---- point-to-point (pt2pt/binding.cpp) */
+/* ---- point-to-point (runtime/binding/pt2pt.cpp, requests.cpp, bsend.cpp) */
+FABMPI_PUBLIC int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+FABMPI_PUBLIC int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+FABMPI_PUBLIC int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status);
+FABMPI_PUBLIC int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status);
+FABMPI_PUBLIC int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+FABMPI_PUBLIC int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+FABMPI_PUBLIC int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+FABMPI_PUBLIC int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+FABMPI_PUBLIC int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+FABMPI_PUBLIC int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+FABMPI_PUBLIC int MPI_Buffer_attach(void *buffer, int size);
+FABMPI_PUBLIC int PMPI_Buffer_attach(void *buffer, int size);
+FABMPI_PUBLIC int MPI_Buffer_detach(void *buffer_addr, int *size);
+FABMPI_PUBLIC int PMPI_Buffer_detach(void *buffer_addr, int *size);
+FABMPI_PUBLIC int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
+FABMPI_PUBLIC int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
+FABMPI_PUBLIC int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
+FABMPI_PUBLIC int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
+FABMPI_PUBLIC int MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
+FABMPI_PUBLIC int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
+FABMPI_PUBLIC int MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
+FABMPI_PUBLIC int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
+FABMPI_PUBLIC int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request);
+FABMPI_PUBLIC int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request);
+FABMPI_PUBLIC int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status);
+FABMPI_PUBLIC int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status);
+FABMPI_PUBLIC int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status);
+FABMPI_PUBLIC int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status);
+FABMPI_PUBLIC int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
+FABMPI_PUBLIC int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
+FABMPI_PUBLIC int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status);
+FABMPI_PUBLIC int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status);
+FABMPI_PUBLIC int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status);
+FABMPI_PUBLIC int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status);
+FABMPI_PUBLIC int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status);
+FABMPI_PUBLIC int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status);
+FABMPI_PUBLIC int MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status);
+FABMPI_PUBLIC int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status);
+FABMPI_PUBLIC int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request);
+FABMPI_PUBLIC int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request);
+FABMPI_PUBLIC int MPI_Wait(MPI_Request *request, MPI_Status *status);
+FABMPI_PUBLIC int PMPI_Wait(MPI_Request *request, MPI_Status *status);
+FABMPI_PUBLIC int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]);
+FABMPI_PUBLIC int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]);
+FABMPI_PUBLIC int MPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status);
+FABMPI_PUBLIC int PMPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status);
+FABMPI_PUBLIC int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[]);
+FABMPI_PUBLIC int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[]);
+FABMPI_PUBLIC int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status);
+FABMPI_PUBLIC int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status);
+FABMPI_PUBLIC int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[]);
+FABMPI_PUBLIC int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[]);
+FABMPI_PUBLIC int MPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *flag, MPI_Status *status);
+FABMPI_PUBLIC int PMPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *flag, MPI_Status *status);
+FABMPI_PUBLIC int MPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[]);
+FABMPI_PUBLIC int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[]);
+FABMPI_PUBLIC int MPI_Request_free(MPI_Request *request);
+FABMPI_PUBLIC int PMPI_Request_free(MPI_Request *request);
+FABMPI_PUBLIC int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status);
+FABMPI_PUBLIC int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status);
+FABMPI_PUBLIC int MPI_Cancel(MPI_Request *request);
+FABMPI_PUBLIC int PMPI_Cancel(MPI_Request *request);
+FABMPI_PUBLIC int MPI_Test_cancelled(const MPI_Status *status, int *flag);
+FABMPI_PUBLIC int PMPI_Test_cancelled(const MPI_Status *status, int *flag);
+FABMPI_PUBLIC int MPI_Status_set_cancelled(MPI_Status *status, int flag);
+FABMPI_PUBLIC int PMPI_Status_set_cancelled(MPI_Status *status, int flag);
+FABMPI_PUBLIC int MPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
+FABMPI_PUBLIC int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
+FABMPI_PUBLIC int MPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
+FABMPI_PUBLIC int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
+FABMPI_PUBLIC int MPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
+FABMPI_PUBLIC int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
+FABMPI_PUBLIC int MPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
+FABMPI_PUBLIC int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
+FABMPI_PUBLIC int MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request);
+FABMPI_PUBLIC int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request);
+FABMPI_PUBLIC int MPI_Start(MPI_Request *request);
+FABMPI_PUBLIC int PMPI_Start(MPI_Request *request);
+FABMPI_PUBLIC int MPI_Startall(int count, MPI_Request array_of_requests[]);
+FABMPI_PUBLIC int PMPI_Startall(int count, MPI_Request array_of_requests[]);
 
 /* ---- datatypes (runtime/binding/datatype.cpp) */
 

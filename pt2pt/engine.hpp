@@ -21,6 +21,25 @@ namespace fabmpi::pt2pt {
 enum class Channel : std::uint8_t { user = 0, collective = 1 };
 enum class SendMode : std::uint8_t { standard, synchronous, ready, buffered };
 
+// Where a buffer lives. Recorded per operation so a CUDA transport or staging layer can branch below
+// matching without touching it. Everything is host memory for now.
+enum class MemoryType : std::uint8_t { host, cuda };
+
+// What a probe saw: the envelope and packed size of the first matching message.
+struct ProbeInfo {
+  int source = MPI_ANY_SOURCE;
+  int tag = MPI_ANY_TAG;
+  std::size_t bytes = 0;
+};
+
+// A message taken out of matching by MPI_Mprobe/MPI_Improbe, to be received by MPI_Mrecv/MPI_Imrecv.
+struct Arrival;
+struct MatchedMessage {
+  std::shared_ptr<Arrival> arrival;  // null for MPI_MESSAGE_NO_PROC
+  ProbeInfo info;
+};
+using MessageRef = std::shared_ptr<MatchedMessage>;
+
 class Engine : public ProgressSource {
  public:
   // Opens the transports and publishes this process's endpoint addresses through the bootstrap.
@@ -32,6 +51,25 @@ class Engine : public ProgressSource {
            const CommRef& comm, Channel channel, SendMode mode, RequestRef* out);
   Rc irecv(void* buf, std::size_t count, const DatatypeRef& type, int source, int tag,
            const CommRef& comm, Channel channel, RequestRef* out);
+
+  // The same operations started into a request the caller owns (persistent requests, MPI_Start):
+  // the request's status fields are set and it is marked complete when the operation finishes.
+  Rc start_send(const void* buf, std::size_t count, const DatatypeRef& type, int dest, int tag,
+                const CommRef& comm, Channel channel, SendMode mode, const RequestRef& request);
+  Rc start_recv(void* buf, std::size_t count, const DatatypeRef& type, int source, int tag,
+                const CommRef& comm, Channel channel, const RequestRef& request);
+
+  // MPI_Iprobe: *found and *info for the first message a receive (source, tag) would match.
+  Rc iprobe(int source, int tag, const CommRef& comm, Channel channel, bool* found, ProbeInfo* info);
+  // MPI_Improbe: the same, and the message leaves matching (only *message can receive it).
+  Rc improbe(int source, int tag, const CommRef& comm, Channel channel, bool* found, MessageRef* message);
+  // MPI_Imrecv: receives a message taken by improbe into a new request.
+  Rc imrecv(void* buf, std::size_t count, const DatatypeRef& type, const MessageRef& message, RequestRef* out);
+  // MPI_Cancel for a receive still waiting for its match: true when it was cancelled (the request is
+  // then complete with `cancelled` set). Sends are never cancelled.
+  bool cancel(Request& request);
+
+  std::size_t eager_limit() const noexcept;
 
   int progress() override;
   // MPI_Finalize, before the closing fence: progresses until every send this process started has left

@@ -3,6 +3,17 @@
 // CONTRACT used by pt2pt/ and coll/ (keep these signatures; add freely):
 //   size(), extent(), lb(), true_lb(), true_extent(), is_contiguous(), element_type(),
 //   pack(), unpack(), builtin().
+//
+// Representation. A derived type is a list of Segments: `count` consecutive copies of a child type placed
+// at `disp`, `disp + extent(child)`, ... (every MPI constructor is such a list). From it the constructor
+// computes, once, the MPI bounds (lb/ub with MPI-1 "sticky" LB/UB markers, which MPI_Type_create_resized
+// also sets), the true bounds, and the flattened layout: the byte blocks of one element in type-map order,
+// adjacent blocks merged. pack/unpack walk the flattened blocks; a type whose elements tile memory without
+// gaps is `is_contiguous()` and moves with one memcpy.
+//
+// MPI_LB / MPI_UB are supported as the MPI-1 markers (in MPI_Type_create_struct only): they set a sticky
+// lower/upper bound and carry no data. A struct without a sticky upper bound gets its extent rounded up
+// to the alignment of its most-aligned member (MPICH's rule).
 #pragma once
 
 #include <mpi.h>
@@ -10,19 +21,24 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
 namespace fabmpi {
 
-// The predefined element types that reduction kernels know. `none` for MPI_BYTE/MPI_PACKED-like
-// types that have no arithmetic, and for mixed derived types.
+// The predefined element types that reduction kernels know. `none` for types that have no arithmetic in
+// MPI (MPI_CHAR, MPI_WCHAR, MPI_PACKED, markers), and for mixed derived types.
 enum class ElementType : std::uint8_t {
   none, i8, u8, i16, u16, i32, u32, i64, u64, f16, bf16, f32, f64, f80 /* long double */,
   c_float, c_double, c_long_double, boolean, byte,
   // pair types for MAXLOC/MINLOC
   float_int, double_int, long_int, short_int, int_int, long_double_int,
 };
+constexpr int kElementTypeCount = static_cast<int>(ElementType::long_double_int) + 1;
+// Bytes of one element of `e` as laid out in memory (a pair type: its C struct's sizeof); 0 for none.
+std::size_t element_type_extent(ElementType e) noexcept;
+bool is_pair_element(ElementType e) noexcept;
 
 // One contiguous run of bytes within one element of the type, relative to the element's origin.
 struct Block {
@@ -33,11 +49,27 @@ struct Block {
 class Datatype;
 using DatatypeRef = std::shared_ptr<const Datatype>;
 
+// `count` copies of `type`, the k-th at byte displacement disp + k * type->extent().
+struct Segment {
+  std::int64_t disp;
+  std::size_t count;
+  DatatypeRef type;
+};
+
+// What MPI_Type_get_envelope / MPI_Type_get_contents report: the constructor and its arguments.
+struct TypeContents {
+  int combiner = MPI_COMBINER_NAMED;
+  std::vector<int> ints;
+  std::vector<MPI_Aint> aints;
+  std::vector<DatatypeRef> types;
+};
+
 class Datatype {
  public:
   // Bytes of data in one element (sum of block lengths).
   std::size_t size() const noexcept { return size_; }
   MPI_Aint lb() const noexcept { return lb_; }
+  MPI_Aint ub() const noexcept { return lb_ + extent_; }
   MPI_Aint extent() const noexcept { return extent_; }
   MPI_Aint true_lb() const noexcept { return true_lb_; }
   MPI_Aint true_extent() const noexcept { return true_extent_; }
@@ -59,21 +91,70 @@ class Datatype {
   std::size_t unpack(const void* src, std::size_t bytes, std::size_t offset, void* dst,
                      std::size_t count) const noexcept;
 
+  // Number of basic (predefined, non-marker) elements in one element; a pair type counts 2.
+  std::size_t basic_count() const noexcept { return basic_count_; }
+  // Alignment of the most-aligned basic member (used for the struct extent padding).
+  std::size_t alignment() const noexcept { return alignment_; }
+  bool sticky_lb() const noexcept { return sticky_lb_; }
+  bool sticky_ub() const noexcept { return sticky_ub_; }
+  const TypeContents& contents() const noexcept { return contents_; }
+  const std::vector<Segment>& segments() const noexcept { return segments_; }
+  // Basic elements in the first `bytes` bytes of a packed stream of this type (MPI_Get_elements).
+  // Sets *exact to false when `bytes` ends inside a basic element.
+  std::size_t count_basic_elements(std::size_t bytes, bool* exact) const noexcept;
+  // MPI_Type_commit: the layout is computed at construction, so this only records the fact.
+  void mark_committed() const noexcept { committed_ = true; }
+
   std::string name;
   int handle = MPI_DATATYPE_NULL;  // set by the binding layer / builtin table
 
  protected:
+  template <bool ToStream>
+  std::size_t move_stream(char* user, std::size_t count, std::size_t offset, char* stream,
+                          std::size_t max_bytes) const noexcept;
+
   std::size_t size_ = 0;
   MPI_Aint lb_ = 0, extent_ = 0, true_lb_ = 0, true_extent_ = 0;
   bool contiguous_ = true;
   bool builtin_ = false;
-  bool committed_ = false;
+  mutable bool committed_ = false;
+  bool sticky_lb_ = false, sticky_ub_ = false;
   ElementType element_type_ = ElementType::none;
+  std::size_t basic_count_ = 0;
+  std::size_t alignment_ = 1;
+  std::size_t pair_value_size_ = 0;  // builtin pair types: bytes of the value before the int
   std::vector<Block> blocks_;
+  // Prefix sums of block lengths (block_end_[i] = bytes of blocks 0..i), for locating a stream offset.
+  std::vector<std::size_t> block_end_;
+  // Nonzero when every block has this length (a vector-like layout): stream offsets map by division.
+  std::size_t uniform_length_ = 0;
+  std::vector<Segment> segments_;
+  TypeContents contents_;
   friend class DatatypeBuilder;
+  friend struct BuiltinTable;
 };
 
 // The predefined datatype for an MPICH-ABI handle value, or nullptr when the handle is not predefined.
 DatatypeRef builtin_datatype(MPI_Datatype handle) noexcept;
+
+// ---- constructors (the core of MPI_Type_*; arguments are assumed checked by the caller).
+// All return uncommitted types; `stride`/`displs` in elements of `old` unless the name says h (bytes).
+DatatypeRef make_contiguous(std::size_t count, const DatatypeRef& old);
+DatatypeRef make_vector(std::size_t count, std::size_t blocklength, std::int64_t stride, const DatatypeRef& old);
+DatatypeRef make_hvector(std::size_t count, std::size_t blocklength, MPI_Aint stride, const DatatypeRef& old);
+DatatypeRef make_indexed(std::span<const int> blocklengths, std::span<const int> displs, const DatatypeRef& old);
+DatatypeRef make_hindexed(std::span<const int> blocklengths, std::span<const MPI_Aint> displs,
+                          const DatatypeRef& old);
+DatatypeRef make_indexed_block(int blocklength, std::span<const int> displs, const DatatypeRef& old);
+DatatypeRef make_hindexed_block(int blocklength, std::span<const MPI_Aint> displs, const DatatypeRef& old);
+DatatypeRef make_struct(std::span<const int> blocklengths, std::span<const MPI_Aint> displs,
+                        std::span<const DatatypeRef> types);
+DatatypeRef make_resized(const DatatypeRef& old, MPI_Aint lb, MPI_Aint extent);
+// order: MPI_ORDER_C or MPI_ORDER_FORTRAN.
+DatatypeRef make_subarray(std::span<const int> sizes, std::span<const int> subsizes, std::span<const int> starts,
+                          int order, const DatatypeRef& old);
+DatatypeRef make_dup(const DatatypeRef& old);
+// A new object with the same layout and contents (MPI_Type_get_contents hands these out).
+DatatypeRef copy_datatype(const Datatype& type);
 
 }  // namespace fabmpi

@@ -1,0 +1,248 @@
+#include "common/pmi_wire.hpp"
+
+#include <charconv>
+
+namespace fabmpi::pmi {
+namespace {
+
+const std::string kEmpty;
+
+bool parse_decimal(std::string_view text, long long* out) {
+  if (text.empty()) return false;
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, *out);
+  return ec == std::errc() && ptr == end;
+}
+
+}  // namespace
+
+const std::string& Message::cmd() const { return fields_.empty() ? kEmpty : fields_.front().second; }
+
+const std::string* Message::find(std::string_view key) const {
+  for (const auto& [k, v] : fields_)
+    if (k == key) return &v;
+  return nullptr;
+}
+
+bool Message::find_int(std::string_view key, long long* out) const {
+  const std::string* v = find(key);
+  return v != nullptr && parse_decimal(*v, out);
+}
+
+bool parse_line(std::string_view line, Message* out, std::string* error) {
+  *out = Message();
+  if (line.size() > kMaxLineBytes) {
+    *error = "line of " + std::to_string(line.size()) + " bytes exceeds " + std::to_string(kMaxLineBytes);
+    return false;
+  }
+  if (!line.empty() && line.back() == '\n') line.remove_suffix(1);
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  if (line.find('\n') != std::string_view::npos || line.find('\0') != std::string_view::npos) {
+    *error = "line contains a newline or NUL byte";
+    return false;
+  }
+  std::size_t pos = 0;
+  while (pos < line.size()) {
+    // Single spaces separate fields; tolerate runs of them.
+    if (line[pos] == ' ') { ++pos; continue; }
+    std::size_t end = line.find(' ', pos);
+    if (end == std::string_view::npos) end = line.size();
+    std::string_view token = line.substr(pos, end - pos);
+    std::size_t eq = token.find('=');
+    if (eq == std::string_view::npos) {
+      *error = "field '" + std::string(token.substr(0, 64)) + "' has no '='";
+      return false;
+    }
+    if (eq == 0) {
+      *error = "field with an empty key";
+      return false;
+    }
+    out->add(token.substr(0, eq), token.substr(eq + 1));
+    pos = end;
+  }
+  if (out->fields().empty()) {
+    *error = "empty line";
+    return false;
+  }
+  if (out->fields().front().first != "cmd") {
+    *error = "first field is '" + out->fields().front().first + "', not cmd";
+    return false;
+  }
+  return true;
+}
+
+std::string encode(const Message& message) {
+  std::string line;
+  for (const auto& [k, v] : message.fields()) {
+    if (!line.empty()) line += ' ';
+    line += k;
+    line += '=';
+    line += v;
+  }
+  line += '\n';
+  return line;
+}
+
+bool check_encodable(const Message& message, std::string* error) {
+  if (message.fields().empty() || message.fields().front().first != "cmd") {
+    *error = "message does not start with cmd";
+    return false;
+  }
+  for (const auto& [k, v] : message.fields()) {
+    if (k.empty() || k.find_first_of(" =\n\r") != std::string::npos) {
+      *error = "key '" + k + "' is empty or contains a space, '=' or newline";
+      return false;
+    }
+    if (v.find_first_of(" \n\r") != std::string::npos) {
+      *error = "value of '" + k + "' contains a space or newline";
+      return false;
+    }
+  }
+  std::size_t length = encode(message).size();
+  if (length > kMaxLineBytes) {
+    *error = "line of " + std::to_string(length) + " bytes exceeds " + std::to_string(kMaxLineBytes);
+    return false;
+  }
+  return true;
+}
+
+Message request_init() { return Message("init").add("pmi_version", 1).add("pmi_subversion", 1); }
+Message request_initack(std::string_view pmi_id) { return Message("initack").add("pmiid", pmi_id); }
+Message request_get_maxes() { return Message("get_maxes"); }
+Message request_get_appnum() { return Message("get_appnum"); }
+Message request_get_my_kvsname() { return Message("get_my_kvsname"); }
+Message request_get_universe_size() { return Message("get_universe_size"); }
+Message request_put(std::string_view kvsname, std::string_view key, std::string_view value) {
+  return Message("put").add("kvsname", kvsname).add("key", key).add("value", value);
+}
+Message request_get(std::string_view kvsname, std::string_view key) {
+  return Message("get").add("kvsname", kvsname).add("key", key);
+}
+Message request_barrier_in() { return Message("barrier_in"); }
+Message request_finalize() { return Message("finalize"); }
+Message request_abort(int exit_code) { return Message("abort").add("exitcode", exit_code); }
+
+Message reply_init(bool ok) {
+  return Message("response_to_init").add("pmi_version", 1).add("pmi_subversion", 1).add("rc", ok ? 0 : -1);
+}
+Message reply_maxes() {
+  return Message("maxes")
+      .add("kvsname_max", static_cast<long long>(kKvsnameMax))
+      .add("keylen_max", static_cast<long long>(kKeyMax))
+      .add("vallen_max", static_cast<long long>(kValueMax));
+}
+Message reply_appnum(int appnum) { return Message("appnum").add("appnum", appnum); }
+Message reply_my_kvsname(std::string_view kvsname) { return Message("my_kvsname").add("kvsname", kvsname); }
+Message reply_universe_size(int size) { return Message("universe_size").add("size", size); }
+Message reply_put(bool ok, std::string_view msg) {
+  return Message("put_result").add("rc", ok ? 0 : -1).add("msg", sanitize_value(msg));
+}
+Message reply_get_found(std::string_view value) {
+  return Message("get_result").add("rc", 0).add("msg", "success").add("value", value);
+}
+Message reply_get_missing(std::string_view key) {
+  return Message("get_result").add("rc", -1).add("msg", "key_" + sanitize_value(key) + "_not_found")
+      .add("value", "unknown");
+}
+Message reply_barrier_out() { return Message("barrier_out"); }
+Message reply_finalize_ack() { return Message("finalize_ack"); }
+Message reply_error(std::string_view reason) {
+  return Message("error").add("rc", -1).add("msg", sanitize_value(reason));
+}
+
+std::string sanitize_value(std::string_view text) {
+  std::string out(text.substr(0, 256));
+  for (char& c : out)
+    if (c == ' ' || c == '=' || c == '\n' || c == '\r' || c == '\0') c = '_';
+  return out;
+}
+
+std::string hex_encode(std::string_view bytes) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(bytes.size() * 2);
+  for (unsigned char c : bytes) {
+    out += kDigits[c >> 4];
+    out += kDigits[c & 15];
+  }
+  return out;
+}
+
+bool hex_decode(std::string_view hex, std::string* out) {
+  auto digit = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  if (hex.size() % 2 != 0) return false;
+  out->clear();
+  out->reserve(hex.size() / 2);
+  for (std::size_t i = 0; i < hex.size(); i += 2) {
+    int hi = digit(hex[i]), lo = digit(hex[i + 1]);
+    if (hi < 0 || lo < 0) return false;
+    out->push_back(static_cast<char>(hi * 16 + lo));
+  }
+  return true;
+}
+
+std::string build_process_mapping(const std::vector<int>& node_of_rank) {
+  // Runs of consecutive ranks on one node, then consecutive nodes with equal run lengths merged.
+  struct Block { int start, nnodes, ppn; };
+  std::vector<Block> blocks;
+  std::size_t i = 0;
+  while (i < node_of_rank.size()) {
+    std::size_t j = i;
+    while (j < node_of_rank.size() && node_of_rank[j] == node_of_rank[i]) ++j;
+    int node = node_of_rank[i], ppn = static_cast<int>(j - i);
+    if (!blocks.empty() && blocks.back().ppn == ppn &&
+        blocks.back().start + blocks.back().nnodes == node)
+      ++blocks.back().nnodes;
+    else
+      blocks.push_back({node, 1, ppn});
+    i = j;
+  }
+  std::string out = "(vector";
+  for (const Block& b : blocks)
+    out += ",(" + std::to_string(b.start) + "," + std::to_string(b.nnodes) + "," + std::to_string(b.ppn) + ")";
+  out += ")";
+  return out;
+}
+
+bool parse_process_mapping(std::string_view mapping, int size, std::vector<int>* node_of_rank) {
+  struct Block { long long start, nnodes, ppn; };
+  std::vector<Block> blocks;
+  std::string_view s = mapping;
+  auto eat = [&s](std::string_view prefix) {
+    if (s.substr(0, prefix.size()) != prefix) return false;
+    s.remove_prefix(prefix.size());
+    return true;
+  };
+  auto number = [&s](long long* v) {
+    std::size_t n = 0;
+    while (n < s.size() && s[n] >= '0' && s[n] <= '9') ++n;
+    if (n == 0 || n > 9 || !parse_decimal(s.substr(0, n), v)) return false;
+    s.remove_prefix(n);
+    return true;
+  };
+  if (!eat("(vector")) return false;
+  while (eat(",(")) {
+    Block b{};
+    if (!number(&b.start) || !eat(",") || !number(&b.nnodes) || !eat(",") || !number(&b.ppn) || !eat(")"))
+      return false;
+    blocks.push_back(b);
+  }
+  if (!eat(")") || !s.empty() || blocks.empty() || size < 0) return false;
+  node_of_rank->assign(static_cast<std::size_t>(size), 0);
+  int rank = 0;
+  while (rank < size) {
+    int before = rank;
+    for (const Block& b : blocks)
+      for (long long node = b.start; node < b.start + b.nnodes && rank < size; ++node)
+        for (long long k = 0; k < b.ppn && rank < size; ++k) (*node_of_rank)[static_cast<std::size_t>(rank++)] = static_cast<int>(node);
+    if (rank == before) return false;  // every block empty: the mapping places nobody
+  }
+  return true;
+}
+
+}  // namespace fabmpi::pmi

@@ -1,0 +1,57 @@
+// mpirun's command line as data: a pure parser (no I/O, no environment) so it is unit-testable.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace fabmpi::launcher {
+
+enum class BindTo { none, core };
+
+struct HostSlot {
+  std::string name;
+  int slots = 1;
+};
+
+struct Options {
+  int np = 0;                          // 0: not given (one rank per listed slot, or 1)
+  std::vector<std::string> hosts;      // --host a,b (repeatable)
+  std::string hostfile;                // --hostfile PATH (read by the caller: see parse_hostfile)
+  // -x VAR (export mpirun's value) or -x VAR=VAL; -genv VAR VAL. Applied in command-line order.
+  struct EnvSetting {
+    std::string name;
+    std::optional<std::string> value;  // nullopt: take mpirun's own value
+  };
+  std::vector<EnvSetting> env;
+  bool tag_output = false;
+  int timeout_seconds = 0;             // 0: no limit
+  BindTo bind_to = BindTo::none;
+  bool report_bindings = false;
+  std::string wdir;                    // "" : mpirun's working directory
+  bool oversubscribe = false;          // accepted; oversubscription is always allowed
+  bool help = false;
+  bool help_params = false;
+  bool version = false;
+  std::vector<std::string> program;    // program and its arguments, passed through untouched
+};
+
+struct ParseResult {
+  Options options;
+  std::string error;  // "" on success; otherwise one line for "mpirun: <error>"
+  bool ok() const { return error.empty(); }
+};
+
+// args excludes argv[0]. Options come first; the first non-option word (or whatever follows "--")
+// starts the program. Long options take "--opt value" or "--opt=value"; single-dash spellings of the
+// long options (-np, -host, -wdir, -bind-to...) are accepted as mpirun users expect.
+ParseResult parse_args(const std::vector<std::string>& args);
+
+// Hostfile text: one host per line, "name [slots=N]", '#' starts a comment. Error text in *error.
+bool parse_hostfile(const std::string& text, std::vector<HostSlot>* hosts, std::string* error);
+
+// The --help text.
+std::string usage_text();
+
+}  // namespace fabmpi::launcher

@@ -1,0 +1,36 @@
+// Forwarding the ranks' output line by line: each rank's stdout and stderr are pipes read with poll();
+// partial lines wait in a buffer until their '\n' arrives, so a line of one rank is never cut by a
+// line of another. A final line without '\n' is completed at EOF.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace fabmpi::launcher {
+
+// Writes all of bytes to fd (retrying short writes and EINTR). False when the fd is gone.
+bool write_all(int fd, std::string_view bytes);
+
+class LineForwarder {
+ public:
+  // Lines go to out_fd, each preceded by prefix (e.g. "[3] " for --tag-output, or "").
+  LineForwarder(int out_fd, std::string prefix) : out_fd_(out_fd), prefix_(std::move(prefix)) {}
+
+  // Bytes read from the rank's pipe; every complete line is written out now.
+  void consume(std::string_view bytes);
+  // End of stream: a pending partial line is written with a '\n' added.
+  void finish();
+  std::size_t pending_bytes() const { return partial_.size(); }
+
+  // A partial line longer than this is written out without waiting for its end.
+  static constexpr std::size_t kMaxPartialLine = 1 << 20;
+
+ private:
+  void emit(std::string_view line_with_newline);
+
+  int out_fd_;
+  std::string prefix_;
+  std::string partial_;
+};
+
+}  // namespace fabmpi::launcher

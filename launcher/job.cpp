@@ -1,0 +1,482 @@
+#include "launcher/job.hpp"
+
+#include <poll.h>
+#include <signal.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <optional>
+
+#include "common/log.hpp"
+#include "launcher/io_forward.hpp"
+#include "launcher/pmi_server.hpp"
+
+namespace fabmpi::launcher {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr int kJobSignals[] = {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+// After every rank has exited, how long output pipes held open by leftovers may keep the job alive.
+constexpr auto kOutputDrainLimit = std::chrono::seconds(2);
+constexpr std::size_t kReadChunk = 65536;
+
+void say(const std::string& message) { write_all(2, "mpirun: " + message + "\n"); }
+
+std::string signal_text(int sig) {
+  const char* name = strsignal(sig);
+  return std::to_string(sig) + " (" + (name ? name : "unknown signal") + ")";
+}
+
+bool is_inherited_pmi_variable(const std::string& entry) {
+  for (const char* name : {"PMI_FD=", "PMI_PORT=", "PMI_ID=", "PMI_RANK=", "PMI_SIZE=", "PMI_KVSNAME=",
+                           "PMI_SPAWNED=", "PMIX_"})
+    if (entry.rfind(name, 0) == 0) return true;
+  return false;
+}
+
+// Sends one reply on a rank's (non-blocking) PMI socket. False when the rank does not take it within a
+// second: the caller drops that connection rather than block the job on it.
+bool send_reply(int fd, const std::string& line) {
+  std::string_view rest = line;
+  auto deadline = Clock::now() + std::chrono::seconds(1);
+  while (!rest.empty()) {
+    ssize_t n = ::send(fd, rest.data(), rest.size(), MSG_NOSIGNAL);
+    if (n > 0) {
+      rest.remove_prefix(static_cast<std::size_t>(n));
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EAGAIN && Clock::now() < deadline) {
+      pollfd p{fd, POLLOUT, 0};
+      ::poll(&p, 1, 100);
+      continue;
+    }
+    return false;
+  }
+  return true;
+}
+
+enum class Phase { running, terminating, killing };
+
+struct RankSlot {
+  int rank = 0;
+  std::unique_ptr<RankProcess> process;
+  UniqueFd pmi;
+  UniqueFd out;
+  UniqueFd err;
+  std::optional<LineForwarder> out_lines;
+  std::optional<LineForwarder> err_lines;
+  bool reaped = false;
+};
+
+class JobRunner {
+ public:
+  JobRunner(const JobConfig& config, Launcher& launcher)
+      : config_(config),
+        launcher_(launcher),
+        server_(PmiServerConfig{config.np, config.np, config.kvsname, config.node_of_rank}) {}
+
+  int run();
+
+ private:
+  bool start_ranks();
+  void loop();
+  void on_signal();
+  void on_pmi_readable(RankSlot& slot);
+  void apply(PmiActions& actions);
+  void on_rank_exit(RankSlot& slot);
+  void read_output(UniqueFd& fd, std::optional<LineForwarder>& lines);
+  void pump_stdin(short in_events, short out_events);
+  void close_stdin();
+  // The first failure decides the message and the exit status; every failure starts the teardown.
+  void fail(int exit_code, const std::string& message, int signal_to_send = SIGTERM);
+  void begin_teardown(int sig);
+  bool all_reaped() const;
+  bool output_open() const;
+  RankSlot* slot_of(int rank) { return &ranks_[static_cast<std::size_t>(rank)]; }
+
+  const JobConfig& config_;
+  Launcher& launcher_;
+  PmiServer server_;
+  std::vector<RankSlot> ranks_;
+  UniqueFd signals_;
+  Phase phase_ = Phase::running;
+  std::optional<int> exit_code_;          // decided by the first failure
+  int first_nonzero_after_finalize_ = 0;  // a rank that finalized and then exited non-zero
+  std::optional<Clock::time_point> job_deadline_;
+  std::optional<Clock::time_point> kill_deadline_;
+  std::optional<Clock::time_point> drain_deadline_;
+  // stdin -> rank 0
+  bool stdin_open_ = false;
+  UniqueFd stdin_to_rank0_;
+  std::string stdin_pending_;
+};
+
+bool JobRunner::start_ranks() {
+  ranks_.resize(static_cast<std::size_t>(config_.np));
+  UniqueFd stdin_child;
+  if (config_.np > 0) {
+    UniqueFd read_end, write_end;
+    if (make_pipe(&read_end, &write_end)) {
+      stdin_child = std::move(read_end);
+      stdin_to_rank0_ = std::move(write_end);
+      set_nonblocking(stdin_to_rank0_.get());
+      stdin_open_ = true;
+    }
+  }
+  for (int r = 0; r < config_.np; ++r) {
+    RankSlot& slot = ranks_[static_cast<std::size_t>(r)];
+    slot.rank = r;
+    int pair[2];
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0) {
+      fail(1, std::string("cannot create the PMI socket of rank ") + std::to_string(r) + ": " + std::strerror(errno));
+      return false;
+    }
+    slot.pmi.reset(pair[0]);
+    UniqueFd pmi_child(pair[1]);
+    UniqueFd out_child, err_child;
+    if (!make_pipe(&slot.out, &out_child) || !make_pipe(&slot.err, &err_child)) {
+      fail(1, std::string("cannot create output pipes: ") + std::strerror(errno));
+      return false;
+    }
+    set_nonblocking(slot.pmi.get());
+    set_nonblocking(slot.out.get());
+    set_nonblocking(slot.err.get());
+    std::string prefix = config_.tag_output ? "[" + std::to_string(r) + "] " : "";
+    slot.out_lines.emplace(1, prefix);
+    slot.err_lines.emplace(2, prefix);
+
+    RankLaunchSpec spec;
+    spec.rank = r;
+    spec.argv = config_.program;
+    spec.env = rank_environment(config_, r, pmi_child.get());
+    spec.wdir = config_.wdir;
+    if (!config_.bindings.empty()) {
+      const CoreBinding& b = config_.bindings[static_cast<std::size_t>(r) % config_.bindings.size()];
+      spec.cpus = b.cpus;
+      if (config_.report_bindings) say("rank " + std::to_string(r) + " bound to " + b.description);
+    } else if (config_.report_bindings) {
+      say("rank " + std::to_string(r) + " not bound");
+    }
+    spec.stdin_child = (r == 0) ? stdin_child.get() : -1;
+    spec.stdout_child = out_child.get();
+    spec.stderr_child = err_child.get();
+    spec.pmi_child = pmi_child.get();
+    std::string error;
+    int code = 1;
+    slot.process = launcher_.launch(spec, &error, &code);
+    if (!slot.process) {
+      fail(code, error);
+      return false;
+    }
+    FABMPI_LOG(debug, launcher, "rank %d started as pid %d", r, static_cast<int>(slot.process->pid()));
+  }
+  return true;
+}
+
+
+}  // namespace
+
+std::vector<std::string> rank_environment(const JobConfig& config, int rank, int pmi_fd) {
+  std::vector<std::string> env;
+  for (const auto& e : config.base_env)
+    if (!is_inherited_pmi_variable(e)) env.push_back(e);
+  const int node = config.node_of_rank.empty() ? 0 : config.node_of_rank[static_cast<std::size_t>(rank)];
+  int local_rank = 0, local_size = 0;
+  for (int r = 0; r < config.np; ++r) {
+    int n = config.node_of_rank.empty() ? 0 : config.node_of_rank[static_cast<std::size_t>(r)];
+    if (n != node) continue;
+    if (r < rank) ++local_rank;
+    ++local_size;
+  }
+  auto set = [&env](const std::string& name, const std::string& value) {
+    std::string prefix = name + "=";
+    std::erase_if(env, [&prefix](const std::string& e) { return e.rfind(prefix, 0) == 0; });
+    env.push_back(prefix + value);
+  };
+  // torchrun's variables (torch.distributed env://); -x/-genv may have set them already: keep those.
+  auto set_default = [&env, &set](const std::string& name, const std::string& value) {
+    std::string prefix = name + "=";
+    if (std::none_of(env.begin(), env.end(), [&prefix](const std::string& e) { return e.rfind(prefix, 0) == 0; }))
+      set(name, value);
+  };
+  set("RANK", std::to_string(rank));
+  set("WORLD_SIZE", std::to_string(config.np));
+  set("LOCAL_RANK", std::to_string(local_rank));
+  set("LOCAL_WORLD_SIZE", std::to_string(local_size));
+  set_default("MASTER_ADDR", config.master_addr);
+  set_default("MASTER_PORT", std::to_string(config.master_port));
+  set("MPI_LOCALRANKID", std::to_string(local_rank));
+  set("MPI_LOCALNRANKS", std::to_string(local_size));
+  if (pmi_fd >= 0) {
+    set("PMI_FD", std::to_string(pmi_fd));
+    set("PMI_RANK", std::to_string(rank));
+    set("PMI_SIZE", std::to_string(config.np));
+  }
+  return env;
+}
+
+namespace {
+
+void JobRunner::fail(int exit_code, const std::string& message, int signal_to_send) {
+  if (!exit_code_) {
+    exit_code_ = exit_code;
+    say(message);
+  }
+  begin_teardown(signal_to_send);
+}
+
+void JobRunner::begin_teardown(int sig) {
+  if (phase_ != Phase::running) {
+    // A second interrupt while terminating: stop waiting.
+    if (sig == SIGINT || sig == SIGTERM) {
+      if (phase_ == Phase::terminating && kill_deadline_) kill_deadline_ = Clock::now();
+    }
+    return;
+  }
+  phase_ = Phase::terminating;
+  for (RankSlot& slot : ranks_)
+    if (slot.process) slot.process->signal_group(sig);
+  kill_deadline_ = Clock::now() + std::chrono::seconds(std::max(0, config_.abort_timeout_seconds));
+  close_stdin();
+}
+
+bool JobRunner::all_reaped() const {
+  return std::all_of(ranks_.begin(), ranks_.end(), [](const RankSlot& s) { return !s.process || s.reaped; });
+}
+
+bool JobRunner::output_open() const {
+  return std::any_of(ranks_.begin(), ranks_.end(), [](const RankSlot& s) { return s.out.valid() || s.err.valid(); });
+}
+
+void JobRunner::close_stdin() {
+  stdin_open_ = false;
+  stdin_pending_.clear();
+  stdin_to_rank0_.reset();
+}
+
+void JobRunner::apply(PmiActions& actions) {
+  for (const auto& text : actions.diagnostics) FABMPI_LOG(warn, launcher, "PMI: %s", text.c_str());
+  for (const auto& reply : actions.replies) {
+    RankSlot* slot = slot_of(reply.rank);
+    if (!slot->pmi.valid()) continue;
+    if (!send_reply(slot->pmi.get(), reply.line)) {
+      PmiActions ignored;
+      server_.disconnect(reply.rank, &ignored);
+      slot->pmi.reset();
+    }
+  }
+  for (int rank : actions.drop) slot_of(rank)->pmi.reset();
+  if (actions.abort) {
+    RankSlot* slot = slot_of(actions.abort->rank);
+    fail(actions.abort->exit_code,
+         "rank " + std::to_string(slot->rank) + " (pid " + std::to_string(slot->process ? slot->process->pid() : 0) +
+             ") called MPI_Abort with code " + std::to_string(actions.abort->exit_code));
+  }
+}
+
+void JobRunner::on_pmi_readable(RankSlot& slot) {
+  char buffer[4096];
+  while (slot.pmi.valid()) {
+    ssize_t n = ::recv(slot.pmi.get(), buffer, sizeof buffer, 0);
+    PmiActions actions;
+    if (n > 0) {
+      server_.feed(slot.rank, std::string_view(buffer, static_cast<std::size_t>(n)), &actions);
+      apply(actions);
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EAGAIN) return;
+    server_.disconnect(slot.rank, &actions);  // EOF or error
+    apply(actions);
+    slot.pmi.reset();
+  }
+}
+
+void JobRunner::read_output(UniqueFd& fd, std::optional<LineForwarder>& lines) {
+  char buffer[kReadChunk];
+  while (fd.valid()) {
+    ssize_t n = ::read(fd.get(), buffer, sizeof buffer);
+    if (n > 0) {
+      lines->consume(std::string_view(buffer, static_cast<std::size_t>(n)));
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EAGAIN) return;
+    lines->finish();
+    fd.reset();
+  }
+}
+
+void JobRunner::on_rank_exit(RankSlot& slot) {
+  slot.reaped = true;
+  // What the rank wrote to PMI before it died (an abort request) counts before its death does.
+  on_pmi_readable(slot);
+  if (phase_ != Phase::running) return;
+  const int status = slot.process->wait_status();
+  const std::string who = "rank " + std::to_string(slot.rank) + " (pid " + std::to_string(slot.process->pid()) + ")";
+  if (WIFSIGNALED(status)) {
+    int sig = WTERMSIG(status);
+    fail(128 + sig, who + " killed by signal " + signal_text(sig) + "; terminating the job");
+    return;
+  }
+  const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+  if (server_.ever_connected(slot.rank) && !server_.finalized(slot.rank)) {
+    fail(code != 0 ? code : 1, who + " exited with code " + std::to_string(code) +
+                                   " before MPI_Finalize; terminating the job");
+  } else if (code != 0 && server_.finalized(slot.rank)) {
+    if (first_nonzero_after_finalize_ == 0) first_nonzero_after_finalize_ = code;
+  } else if (code != 0) {
+    fail(code, who + " exited with code " + std::to_string(code) + "; terminating the job");
+  }
+}
+
+void JobRunner::on_signal() {
+  signalfd_siginfo info;
+  while (::read(signals_.get(), &info, sizeof info) == static_cast<ssize_t>(sizeof info)) {
+    int sig = static_cast<int>(info.ssi_signo);
+    if (sig == SIGCHLD) continue;  // reaping happens after every poll
+    fail(128 + sig, "received signal " + signal_text(sig) + "; terminating the job", sig == SIGQUIT ? SIGKILL : sig);
+  }
+}
+
+void JobRunner::pump_stdin(short in_events, short out_events) {
+  if (!stdin_open_) return;
+  if (stdin_pending_.empty() && (in_events & (POLLIN | POLLHUP | POLLERR))) {
+    char buffer[kReadChunk];
+    ssize_t n = ::read(0, buffer, sizeof buffer);
+    if (n > 0) {
+      stdin_pending_.assign(buffer, static_cast<std::size_t>(n));
+    } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
+      close_stdin();  // EOF (or EIO from a terminal we may not read): rank 0 sees EOF
+      return;
+    }
+  }
+  if (!stdin_pending_.empty() && (out_events & (POLLOUT | POLLERR | POLLHUP))) {
+    ssize_t n = ::write(stdin_to_rank0_.get(), stdin_pending_.data(), stdin_pending_.size());
+    if (n > 0) {
+      stdin_pending_.erase(0, static_cast<std::size_t>(n));
+    } else if (n < 0 && errno != EINTR && errno != EAGAIN) {
+      close_stdin();  // rank 0 closed its stdin or exited
+    }
+  }
+}
+
+void JobRunner::loop() {
+  while (true) {
+    // Reap first: every exit is judged once, after the rank's last PMI bytes are read.
+    for (RankSlot& slot : ranks_)
+      if (slot.process && !slot.reaped && slot.process->poll_exit()) on_rank_exit(slot);
+    if (stdin_open_ && (ranks_.empty() || ranks_[0].reaped)) close_stdin();
+
+    const auto now = Clock::now();
+    if (phase_ == Phase::running && job_deadline_ && now >= *job_deadline_)
+      fail(124, "job timed out after " + std::to_string(config_.timeout_seconds) + " seconds; terminating the job");
+    if (phase_ == Phase::terminating && kill_deadline_ && Clock::now() >= *kill_deadline_) {
+      phase_ = Phase::killing;
+      for (RankSlot& slot : ranks_)
+        if (slot.process) slot.process->signal_group(SIGKILL);
+    }
+    if (all_reaped()) {
+      if (!drain_deadline_) {
+        // Children the ranks left in their process groups may hold the output pipes open.
+        for (RankSlot& slot : ranks_)
+          if (slot.process) slot.process->signal_group(SIGKILL);
+        drain_deadline_ = Clock::now() + kOutputDrainLimit;
+      }
+      if (!output_open() || Clock::now() >= *drain_deadline_) break;
+    }
+
+    std::vector<pollfd> fds;
+    enum class Kind { signal, pmi, out, err, stdin_read, stdin_write };
+    std::vector<std::pair<Kind, int>> what;
+    auto watch = [&](int fd, short events, Kind kind, int rank) {
+      fds.push_back(pollfd{fd, events, 0});
+      what.emplace_back(kind, rank);
+    };
+    watch(signals_.get(), POLLIN, Kind::signal, -1);
+    for (RankSlot& slot : ranks_) {
+      if (slot.pmi.valid()) watch(slot.pmi.get(), POLLIN, Kind::pmi, slot.rank);
+      if (slot.out.valid()) watch(slot.out.get(), POLLIN, Kind::out, slot.rank);
+      if (slot.err.valid()) watch(slot.err.get(), POLLIN, Kind::err, slot.rank);
+    }
+    if (stdin_open_) {
+      if (stdin_pending_.empty()) watch(0, POLLIN, Kind::stdin_read, 0);
+      else watch(stdin_to_rank0_.get(), POLLOUT, Kind::stdin_write, 0);
+    }
+
+    auto next = Clock::now() + std::chrono::seconds(1);
+    for (const auto& d : {job_deadline_, kill_deadline_, drain_deadline_})
+      if (d && *d < next) next = *d;
+    if (phase_ == Phase::killing) next = std::min(next, Clock::now() + std::chrono::milliseconds(50));
+    auto wait_ms = std::chrono::duration_cast<std::chrono::milliseconds>(next - Clock::now()).count();
+    int ready = ::poll(fds.data(), fds.size(), static_cast<int>(std::clamp<long long>(wait_ms + 1, 0, 1000)));
+    if (ready < 0 && errno != EINTR) {
+      fail(1, std::string("poll failed: ") + std::strerror(errno));
+      continue;
+    }
+    for (std::size_t i = 0; ready > 0 && i < fds.size(); ++i) {
+      if (fds[i].revents == 0) continue;
+      auto [kind, rank] = what[i];
+      switch (kind) {
+        case Kind::signal: on_signal(); break;
+        case Kind::pmi: on_pmi_readable(*slot_of(rank)); break;
+        case Kind::out: read_output(slot_of(rank)->out, slot_of(rank)->out_lines); break;
+        case Kind::err: read_output(slot_of(rank)->err, slot_of(rank)->err_lines); break;
+        case Kind::stdin_read: pump_stdin(fds[i].revents, 0); break;
+        case Kind::stdin_write: pump_stdin(0, fds[i].revents); break;
+      }
+    }
+  }
+  // Whatever is still buffered: partial lines are completed, pipes closed.
+  for (RankSlot& slot : ranks_) {
+    if (slot.out.valid()) read_output(slot.out, slot.out_lines);
+    if (slot.err.valid()) read_output(slot.err, slot.err_lines);
+    if (slot.out_lines) slot.out_lines->finish();
+    if (slot.err_lines) slot.err_lines->finish();
+  }
+}
+
+int JobRunner::run() {
+  sigset_t set;
+  sigemptyset(&set);
+  for (int sig : kJobSignals) sigaddset(&set, sig);
+  signals_.reset(::signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC));
+  if (!signals_.valid()) {
+    say(std::string("cannot create a signalfd: ") + std::strerror(errno));
+    return 1;
+  }
+  if (config_.timeout_seconds > 0) job_deadline_ = Clock::now() + std::chrono::seconds(config_.timeout_seconds);
+  start_ranks();
+  loop();
+  ranks_.clear();  // RankProcess destructors: SIGKILL to every group (already empty) and reap
+  if (exit_code_) return *exit_code_;
+  return first_nonzero_after_finalize_;
+}
+
+}  // namespace
+
+void block_job_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  for (int sig : kJobSignals) sigaddset(&set, sig);
+  ::sigprocmask(SIG_BLOCK, &set, nullptr);
+  ::signal(SIGPIPE, SIG_IGN);
+  ::signal(SIGTTIN, SIG_IGN);
+  ::signal(SIGTTOU, SIG_IGN);
+}
+
+int run_job(const JobConfig& config, Launcher& launcher) {
+  JobRunner runner(config, launcher);
+  return runner.run();
+}
+
+}  // namespace fabmpi::launcher

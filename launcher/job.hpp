@@ -1,0 +1,42 @@
+// One MPI job on this node: starts the ranks, runs the event loop (PMI, output, stdin, signals,
+// timeout), decides the exit status, and tears the job down so that no process outlives it.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "launcher/args.hpp"
+#include "launcher/binding.hpp"
+#include "launcher/process.hpp"
+
+namespace fabmpi::launcher {
+
+struct JobConfig {
+  int np = 1;
+  std::vector<std::string> program;
+  std::vector<std::string> base_env;   // "NAME=value": mpirun's environment with -x/-genv applied
+  std::vector<int> node_of_rank;       // node index per rank (all 0 on one node)
+  std::string wdir;
+  bool tag_output = false;
+  int timeout_seconds = 0;
+  int abort_timeout_seconds = 2;       // SIGTERM -> SIGKILL
+  std::vector<CoreBinding> bindings;   // empty: unbound; else rank i uses bindings[i % size]
+  bool report_bindings = false;
+  std::string master_addr;
+  int master_port = 0;
+  std::string kvsname;
+};
+
+// Blocks SIGCHLD, SIGINT, SIGTERM, SIGHUP and SIGQUIT for the whole mpirun process (the event loop
+// reads them from a signalfd) and ignores SIGPIPE/SIGTTIN. Call before any thread or child exists.
+void block_job_signals();
+
+// Runs the job to its end; returns mpirun's exit status. Messages go to stderr as "mpirun: ...".
+int run_job(const JobConfig& config, Launcher& launcher);
+
+// The environment of one rank: base_env without inherited PMI variables, plus the PMI, locality and
+// torchrun variables. Exposed for tests.
+std::vector<std::string> rank_environment(const JobConfig& config, int rank, int pmi_fd);
+
+}  // namespace fabmpi::launcher

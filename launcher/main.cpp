@@ -1,0 +1,191 @@
+// mpirun / mpiexec: parse the command line, prepare the job (hosts, environment, bindings, the torchrun
+// rendezvous port) and run it. The pieces: args (command line), job (event loop and teardown),
+// process (fork/exec and owners), io_forward (line forwarding), pmi_server (PMI-1), binding (hwloc).
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "common/log.hpp"
+#include "common/tunables.hpp"
+#include "launcher/args.hpp"
+#include "launcher/io_forward.hpp"
+#include "launcher/job.hpp"
+
+extern char** environ;
+
+namespace fabmpi::launcher {
+namespace {
+
+void say(const std::string& message) { write_all(2, "mpirun: " + message + "\n"); }
+
+const char* type_name(TunableType type) {
+  switch (type) {
+    case TunableType::Bool: return "bool";
+    case TunableType::Int: return "int";
+    case TunableType::Size: return "size";
+    case TunableType::String: return "string";
+  }
+  return "?";
+}
+
+std::string help_params_text() {
+  std::string out = "fabmpi tunables (environment variables; pass them with -x NAME=VALUE or export them):\n";
+  for (const TunableSpec& spec : tunable_specs()) {
+    char line[1024];
+    std::snprintf(line, sizeof line, "  %-28s %-6s default=%-10s [%s] %s\n", spec.env_name, type_name(spec.type),
+                  (*spec.default_value ? spec.default_value : "\"\""), spec.subsystem, spec.help);
+    out += line;
+  }
+  return out;
+}
+
+// A TCP port that is free now on this host (torchrun's MASTER_PORT); 0 if none could be found.
+int find_free_port() {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return 0;
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_ANY);
+  socklen_t len = sizeof addr;
+  int port = 0;
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0)
+    port = ntohs(addr.sin_port);
+  ::close(fd);
+  return port;
+}
+
+bool is_this_host(const std::string& name) {
+  if (name == "localhost" || name == "127.0.0.1" || name == "::1" || name == "localhost.localdomain") return true;
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  std::string full = host;
+  std::string shortname = full.substr(0, full.find('.'));
+  return name == full || name == shortname;
+}
+
+// Makes sure descriptors 0-2 exist, so no pipe or socket of ours lands on them.
+void ensure_standard_fds() {
+  for (int fd = 0; fd < 3; ++fd)
+    if (::fcntl(fd, F_GETFD) < 0) ::open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+}
+
+std::vector<std::string> build_base_env(const Options& options) {
+  std::vector<std::string> env;
+  for (char** e = environ; e && *e; ++e) env.emplace_back(*e);
+  for (const auto& setting : options.env) {
+    std::string value;
+    if (setting.value) {
+      value = *setting.value;
+    } else if (const char* own = env_lookup(setting.name.c_str())) {
+      value = own;
+    } else {
+      say("-x " + setting.name + ": not set in mpirun's environment; not passed");
+      continue;
+    }
+    std::string prefix = setting.name + "=";
+    std::erase_if(env, [&prefix](const std::string& x) { return x.rfind(prefix, 0) == 0; });
+    env.push_back(prefix + value);
+  }
+  return env;
+}
+
+int mpirun_main(int argc, char** argv) {
+  ensure_standard_fds();
+  std::string tunable_error;
+  Tunables tunables = Tunables::from_environment(&tunable_error);
+  std::string log_error;
+  log::configure(log::parse_config(tunables.log, tunables.log_subsys, &log_error));
+  if (!tunable_error.empty()) say(tunable_error);
+  if (!log_error.empty()) say(log_error);
+
+  ParseResult parsed = parse_args(std::vector<std::string>(argv + 1, argv + argc));
+  if (!parsed.ok()) {
+    say(parsed.error);
+    return 1;
+  }
+  const Options& options = parsed.options;
+  if (options.help) {
+    write_all(1, usage_text());
+    return 0;
+  }
+  if (options.help_params) {
+    write_all(1, help_params_text());
+    return 0;
+  }
+  if (options.version) {
+    write_all(1, "mpirun (fabmpi) " FABMPI_VERSION "\n");
+    return 0;
+  }
+
+  // Hosts: one node for now. Every name given must be this machine.
+  std::vector<HostSlot> hosts;
+  if (!options.hostfile.empty()) {
+    std::ifstream file(options.hostfile);
+    if (!file) {
+      say("cannot read hostfile '" + options.hostfile + "': " + std::strerror(errno));
+      return 1;
+    }
+    std::stringstream text;
+    text << file.rdbuf();
+    std::string error;
+    if (!parse_hostfile(text.str(), &hosts, &error)) {
+      say(options.hostfile + ": " + error);
+      return 1;
+    }
+  }
+  for (const auto& h : options.hosts) {
+    std::string name = h;
+    int slots = 1;
+    if (auto colon = name.find(':'); colon != std::string::npos) {
+      slots = std::atoi(name.c_str() + colon + 1);
+      name.resize(colon);
+    }
+    hosts.push_back({name, slots > 0 ? slots : 1});
+  }
+  int slots = 0;
+  for (const auto& h : hosts) {
+    if (!is_this_host(h.name)) {
+      say("host '" + h.name + "' is not this machine; launching on other hosts is not supported yet");
+      return 1;
+    }
+    slots += h.slots;
+  }
+
+  JobConfig config;
+  config.np = options.np > 0 ? options.np : (slots > 0 ? slots : 1);
+  config.program = options.program;
+  config.base_env = build_base_env(options);
+  config.node_of_rank.assign(static_cast<std::size_t>(config.np), 0);
+  config.wdir = options.wdir;
+  config.tag_output = options.tag_output;
+  config.timeout_seconds = options.timeout_seconds;
+  config.abort_timeout_seconds = static_cast<int>(tunables.abort_timeout);
+  config.report_bindings = options.report_bindings;
+  if (options.bind_to == BindTo::core) {
+    std::string error;
+    if (!load_core_bindings(&config.bindings, &error)) {
+      say("--bind-to core: " + error);
+      return 1;
+    }
+  }
+  config.master_addr = tunables.launcher_master_addr.empty() ? "127.0.0.1" : tunables.launcher_master_addr;
+  config.master_port = find_free_port();
+  config.kvsname = "fabmpi_kvs_" + std::to_string(::getpid());
+
+  block_job_signals();
+  LocalLauncher launcher;
+  return run_job(config, launcher);
+}
+
+}  // namespace
+}  // namespace fabmpi::launcher
+
+int main(int argc, char** argv) { return fabmpi::launcher::mpirun_main(argc, argv); }

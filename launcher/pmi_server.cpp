@@ -1,0 +1,160 @@
+#include "launcher/pmi_server.hpp"
+
+namespace fabmpi::launcher {
+
+PmiServer::PmiServer(PmiServerConfig config) : config_(std::move(config)) {
+  if (config_.size < 1) config_.size = 1;
+  if (config_.node_of_rank.size() != static_cast<std::size_t>(config_.size))
+    config_.node_of_rank.assign(static_cast<std::size_t>(config_.size), 0);
+  ranks_.resize(static_cast<std::size_t>(config_.size));
+  kvs_["PMI_process_mapping"] = pmi::build_process_mapping(config_.node_of_rank);
+}
+
+const PmiServer::RankState& PmiServer::state(int rank) const {
+  static const RankState kNone{.connected = false};
+  if (rank < 0 || rank >= config_.size) return kNone;
+  return ranks_[static_cast<std::size_t>(rank)];
+}
+
+PmiServer::RankState* PmiServer::mutable_state(int rank) {
+  if (rank < 0 || rank >= config_.size) return nullptr;
+  return &ranks_[static_cast<std::size_t>(rank)];
+}
+
+void PmiServer::feed(int rank, std::string_view bytes, PmiActions* actions) {
+  RankState* st = mutable_state(rank);
+  if (st == nullptr || st->dropped || !st->connected) return;
+  st->pending.append(bytes);
+  std::size_t start = 0;
+  while (!st->dropped) {
+    std::size_t nl = st->pending.find('\n', start);
+    if (nl == std::string::npos) break;
+    if (nl + 1 - start > pmi::kMaxLineBytes) {
+      drop(rank, "line of " + std::to_string(nl + 1 - start) + " bytes exceeds " +
+                     std::to_string(pmi::kMaxLineBytes), actions);
+      return;
+    }
+    serve_line(rank, std::string_view(st->pending).substr(start, nl + 1 - start), actions);
+    start = nl + 1;
+  }
+  if (st->dropped) return;
+  st->pending.erase(0, start);
+  // An incomplete line already longer than any valid one will never become valid.
+  if (st->pending.size() > pmi::kMaxLineBytes)
+    drop(rank, "incomplete line of more than " + std::to_string(pmi::kMaxLineBytes) + " bytes", actions);
+}
+
+void PmiServer::disconnect(int rank, PmiActions* actions) {
+  RankState* st = mutable_state(rank);
+  if (st == nullptr || !st->connected) return;
+  st->connected = false;
+  st->pending.clear();
+  if (st->in_barrier) {
+    st->in_barrier = false;
+    --in_barrier_;
+  }
+  (void)actions;
+}
+
+void PmiServer::serve_line(int rank, std::string_view line, PmiActions* actions) {
+  ranks_[static_cast<std::size_t>(rank)].spoke = true;
+  pmi::Message request;
+  std::string error;
+  if (!pmi::parse_line(line, &request, &error)) {
+    actions->diagnostics.push_back("rank " + std::to_string(rank) + ": malformed PMI request: " + error);
+    reply(rank, pmi::reply_error("malformed request: " + error), actions);
+    return;
+  }
+  serve(rank, request, actions);
+}
+
+void PmiServer::serve(int rank, const pmi::Message& request, PmiActions* actions) {
+  RankState& st = ranks_[static_cast<std::size_t>(rank)];
+  const std::string& cmd = request.cmd();
+  if (cmd == "init") {
+    long long version = 0;
+    bool ok = request.find_int("pmi_version", &version) && version == 1;
+    st.initialized = st.initialized || ok;
+    if (!ok) actions->diagnostics.push_back("rank " + std::to_string(rank) + ": unsupported PMI version");
+    reply(rank, pmi::reply_init(ok), actions);
+  } else if (cmd == "get_maxes") {
+    reply(rank, pmi::reply_maxes(), actions);
+  } else if (cmd == "get_appnum") {
+    reply(rank, pmi::reply_appnum(0), actions);
+  } else if (cmd == "get_my_kvsname") {
+    reply(rank, pmi::reply_my_kvsname(config_.kvsname), actions);
+  } else if (cmd == "get_universe_size") {
+    reply(rank, pmi::reply_universe_size(config_.universe_size), actions);
+  } else if (cmd == "put") {
+    const std::string* kvsname = request.find("kvsname");
+    const std::string* key = request.find("key");
+    const std::string* value = request.find("value");
+    if (key == nullptr || value == nullptr) {
+      reply(rank, pmi::reply_put(false, "put needs key and value"), actions);
+    } else if (kvsname != nullptr && *kvsname != config_.kvsname) {
+      reply(rank, pmi::reply_put(false, "unknown kvsname " + *kvsname), actions);
+    } else if (key->empty() || key->size() > pmi::kKeyMax) {
+      reply(rank, pmi::reply_put(false, "key length must be 1.." + std::to_string(pmi::kKeyMax)), actions);
+    } else if (value->size() > pmi::kValueMax) {
+      reply(rank, pmi::reply_put(false, "value longer than " + std::to_string(pmi::kValueMax)), actions);
+    } else {
+      kvs_[*key] = *value;
+      reply(rank, pmi::reply_put(true, "success"), actions);
+    }
+  } else if (cmd == "get") {
+    const std::string* kvsname = request.find("kvsname");
+    const std::string* key = request.find("key");
+    if (key == nullptr) {
+      reply(rank, pmi::reply_get_missing(""), actions);
+    } else if (kvsname != nullptr && *kvsname != config_.kvsname) {
+      reply(rank, pmi::reply_get_missing(*key), actions);
+    } else if (auto it = kvs_.find(*key); it != kvs_.end()) {
+      reply(rank, pmi::reply_get_found(it->second), actions);
+    } else {
+      reply(rank, pmi::reply_get_missing(*key), actions);
+    }
+  } else if (cmd == "barrier_in") {
+    if (st.in_barrier) {
+      reply(rank, pmi::reply_error("barrier_in while already in the barrier"), actions);
+      return;
+    }
+    st.in_barrier = true;
+    ++in_barrier_;
+    release_barrier_if_complete(actions);
+  } else if (cmd == "finalize") {
+    st.finalized = true;
+    reply(rank, pmi::reply_finalize_ack(), actions);
+  } else if (cmd == "abort") {
+    long long code = 1;
+    if (!request.find_int("exitcode", &code)) code = 1;
+    if (!actions->abort) actions->abort = PmiActions::Abort{rank, static_cast<int>(code)};
+  } else {
+    actions->diagnostics.push_back("rank " + std::to_string(rank) + ": unknown PMI command '" +
+                                   pmi::sanitize_value(cmd) + "'");
+    reply(rank, pmi::reply_error("unknown command " + cmd), actions);
+  }
+}
+
+void PmiServer::release_barrier_if_complete(PmiActions* actions) {
+  if (in_barrier_ < config_.size) return;
+  for (int r = 0; r < config_.size; ++r) {
+    RankState& st = ranks_[static_cast<std::size_t>(r)];
+    st.in_barrier = false;
+    if (st.connected && !st.dropped) reply(r, pmi::reply_barrier_out(), actions);
+  }
+  in_barrier_ = 0;
+}
+
+void PmiServer::reply(int rank, const pmi::Message& message, PmiActions* actions) {
+  actions->replies.push_back({rank, pmi::encode(message)});
+}
+
+void PmiServer::drop(int rank, const std::string& reason, PmiActions* actions) {
+  RankState& st = ranks_[static_cast<std::size_t>(rank)];
+  actions->diagnostics.push_back("rank " + std::to_string(rank) + ": dropping PMI connection: " + reason);
+  st.dropped = true;
+  actions->drop.push_back(rank);
+  disconnect(rank, actions);
+}
+
+}  // namespace fabmpi::launcher

@@ -1,0 +1,542 @@
+// The point-to-point engine: matching (pt2pt/matching.hpp) and protocols over the transports.
+//
+// Protocols, chosen per send:
+//   eager       header + payload in one transport message (injected when it fits the provider's inject
+//               size); costs one of the receiver's eager credits for that peer.
+//   eager_sync  eager, and the receiver acks when matched (MPI_Ssend).
+//   rendezvous  above FABMPI_EAGER_MAX or when out of credits: a ready-to-send with (addr, key); once
+//               matched the receiver reads the data in FABMPI_RNDV_CHUNK pieces straight into the user
+//               buffer (or a bounce buffer for non-contiguous types) and sends fin.
+// Flow control: an unexpected eager message is copied out of the receive pool and kept until matched;
+// the receiver returns credits only when such messages are consumed, so a flood of unexpected sends is
+// bounded by credits x eager limit per peer and then continues as tiny ready-to-sends.
+// Ordering: matchable messages carry a per-peer sequence number and enter matching in that order.
+#include "pt2pt/engine.hpp"
+
+#include <sched.h>
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <unordered_map>
+#include <vector>
+
+#include "common/log.hpp"
+#include "pt2pt/libfabric_transport.hpp"
+#include "pt2pt/matching.hpp"
+#include "pt2pt/transport.hpp"
+
+namespace fabmpi::pt2pt {
+
+// A matchable message that arrived before its receive (or was taken by mprobe).
+struct Arrival {
+  WireHeader header;
+  std::vector<unsigned char> payload;  // eager data (empty for rts)
+};
+using ArrivalRef = std::shared_ptr<Arrival>;
+
+namespace {
+
+constexpr std::uint64_t kReadTokenBit = 1ull << 63;
+
+// A receive in progress (posted, or matched and reading a rendezvous).
+struct RecvOp {
+  RequestRef request;
+  void* buf = nullptr;
+  std::size_t count = 0;
+  DatatypeRef type;
+  std::size_t capacity = 0;  // bytes the user buffer holds
+  MemoryType memory = MemoryType::host;
+  // rendezvous
+  int peer = -1;
+  std::uint64_t sender_op = 0;
+  std::vector<unsigned char> bounce;  // non-contiguous receive buffer
+  std::size_t reads_left = 0;
+  std::size_t bytes = 0;
+  int error = MPI_SUCCESS;
+};
+using RecvOpRef = std::shared_ptr<RecvOp>;
+
+struct SendOp {
+  RequestRef request;
+  int events_left = 0;                // transport completion + ack/fin
+  Exposure exposure;                  // rendezvous registration
+  std::vector<unsigned char> bounce;  // packed non-contiguous data
+  MemoryType memory = MemoryType::host;
+  int error = MPI_SUCCESS;
+};
+
+struct Peer {
+  Transport* transport = nullptr;
+  std::uint32_t next_send_seq = 0;
+  std::uint32_t next_recv_seq = 0;
+  std::map<std::uint32_t, ArrivalRef> reorder;  // arrived ahead of next_recv_seq
+  long long credits = 0;                        // eager messages we may still send
+  long long owed = 0;                           // credits to return to this peer
+};
+
+bool contiguous(const Datatype& type) { return type.is_contiguous(); }
+
+void complete_request(Request& r, int source, int tag, std::size_t bytes, int error) {
+  r.source = source;
+  r.tag = tag;
+  r.count_bytes = bytes;
+  r.error = error;
+  r.mark_complete();
+}
+
+}  // namespace
+
+struct Engine::Impl final : TransportSink {
+  Runtime& runtime;
+  int my_world = 0;
+  std::size_t eager_max = 0;
+  std::size_t rndv_chunk = 0;
+  long long credit_limit = 0;
+  std::unique_ptr<Transport> self, shm, tcp;
+  std::vector<Peer> peers;
+  MatchQueue<RecvOpRef> posted;
+  MatchQueue<ArrivalRef> unexpected;
+  std::unordered_map<std::uint64_t, SendOp> sends;
+  std::unordered_map<std::uint64_t, RecvOpRef> reads;  // read token -> receive
+  std::uint64_t next_op = 1;
+
+  explicit Impl(Runtime& rt) : runtime(rt) {}
+
+  Peer& peer(int world) { return peers[static_cast<std::size_t>(world)]; }
+
+  Rc open(Engine* engine);
+  Rc send_control(int world, WireKind kind, std::uint64_t sender_op, std::uint64_t value);
+  Rc start_send(const void* buf, std::size_t count, const DatatypeRef& type, int dest, int tag,
+                const CommRef& comm, Channel channel, SendMode mode, const RequestRef& request);
+  Rc start_recv(void* buf, std::size_t count, const DatatypeRef& type, int source, int tag,
+                const CommRef& comm, Channel channel, const RequestRef& request);
+  void deliver(const RecvOpRef& op, const WireHeader& h, const void* payload, std::size_t len);
+  void finish_rendezvous(const RecvOpRef& op);
+  void consumed_eager(int world);
+  void send_event(std::uint64_t id, int error);
+  void match_arrival(const WireHeader& h, const void* payload, std::size_t len);
+
+  void on_message(const WireHeader& h, const void* payload, std::size_t len) override;
+  void on_complete(std::uint64_t token, int error) override;
+};
+
+// ---- setup
+
+Rc Engine::Impl::open(Engine*) {
+  const Tunables& t = runtime.tunables();
+  my_world = runtime.world_rank();
+  const int size = runtime.world_size();
+  eager_max = t.eager_max;
+  rndv_chunk = std::max<std::size_t>(t.rndv_chunk, 4096);
+  credit_limit = std::max<long long>(t.eager_credits, 1);
+  peers.resize(static_cast<std::size_t>(size));
+  const std::string& netmod = t.netmod;
+  if (netmod != "auto" && netmod != "tcp" && netmod != "shm")
+    return fail(MPI_ERR_OTHER, "FABMPI_NETMOD=%s: expected auto, tcp or shm", netmod.c_str());
+
+  const auto& node = runtime.node_of_rank();
+  const int my_node = node[static_cast<std::size_t>(my_world)];
+  bool need_shm = false, need_tcp = false;
+  for (int r = 0; r < size; ++r) {
+    if (r == my_world) continue;
+    const bool local = node[static_cast<std::size_t>(r)] == my_node;
+    if (!local && netmod == "shm")
+      return fail(MPI_ERR_OTHER, "FABMPI_NETMOD=shm, but rank %d is on another node", r);
+    if (local && netmod != "tcp") need_shm = true;
+    else need_tcp = true;
+  }
+
+  self = make_self_transport();
+  Bootstrap& boot = runtime.bootstrap();
+  auto open_one = [&](const char* provider, const char* short_name, std::unique_ptr<Transport>* out) -> Rc {
+    LibfabricOptions o;
+    o.provider = provider;
+    o.world_size = size;
+    o.max_message = sizeof(WireHeader) + eager_max;
+    o.rx_buffers = static_cast<std::size_t>(std::max<long long>(t.rx_buffers, 4));
+    o.lookup_peer = [&boot, short_name](int peer, std::string* hex) {
+      return boot.get("fabmpi-ep-" + std::to_string(peer) + "-" + short_name, hex);
+    };
+    std::string hex;
+    bool ordered = false;
+    FABMPI_TRY(open_libfabric_transport(o, out, &hex, &ordered));
+    return boot.put("fabmpi-ep-" + std::to_string(my_world) + "-" + short_name, hex);
+  };
+  if (need_shm) FABMPI_TRY(open_one("shm", "shm", &shm));
+  if (need_tcp) FABMPI_TRY(open_one("tcp;ofi_rxm", "tcp", &tcp));
+  // One fence for everybody's addresses; peers are inserted into the AVs lazily, on first use.
+  if (size > 1) FABMPI_TRY(boot.fence());
+
+  for (int r = 0; r < size; ++r) {
+    Peer& p = peer(r);
+    p.credits = credit_limit;
+    if (r == my_world) p.transport = self.get();
+    else if (node[static_cast<std::size_t>(r)] == my_node && netmod != "tcp") p.transport = shm.get();
+    else p.transport = tcp.get();
+  }
+  FABMPI_LOG(info, pt2pt, "engine up: eager %zu, chunk %zu, credits %lld, shm %s, tcp %s", eager_max,
+             rndv_chunk, credit_limit, shm ? "on" : "off", tcp ? "on" : "off");
+  return Rc();
+}
+
+Rc Engine::create(Runtime& runtime, std::unique_ptr<Engine>* out) {
+  std::unique_ptr<Engine> e(new Engine());
+  e->impl_ = std::make_unique<Impl>(runtime);
+  FABMPI_TRY(e->impl_->open(e.get()));
+  *out = std::move(e);
+  return Rc();
+}
+
+Engine::~Engine() = default;
+
+std::size_t Engine::eager_limit() const noexcept { return impl_->eager_max; }
+
+// ---- sending
+
+Rc Engine::Impl::send_control(int world, WireKind kind, std::uint64_t sender_op, std::uint64_t value) {
+  WireHeader h{};
+  h.kind = kind;
+  h.src_world = my_world;
+  h.sender_op = sender_op;
+  h.rkey = value;
+  bool done = false;
+  return peer(world).transport->send(world, h, nullptr, 0, 0, &done);
+}
+
+Rc Engine::Impl::start_send(const void* buf, std::size_t count, const DatatypeRef& type, int dest, int tag,
+                            const CommRef& comm, Channel channel, SendMode mode, const RequestRef& request) {
+  if (dest == MPI_PROC_NULL) {
+    complete_request(*request, MPI_PROC_NULL, MPI_ANY_TAG, 0, MPI_SUCCESS);
+    return Rc();
+  }
+  const int world = comm->world_rank(dest);
+  Peer& p = peer(world);
+  const std::size_t bytes = count * type->size();
+  const bool synchronous = mode == SendMode::synchronous;
+  const bool eager = bytes <= eager_max && p.credits > 0;
+
+  const std::uint64_t id = next_op++;
+  SendOp& op = sends[id];
+  op.request = request;
+  const void* data = static_cast<const char*>(buf) + type->true_lb();
+  if (bytes > 0 && !contiguous(*type)) {
+    op.bounce.resize(bytes);
+    type->pack(buf, count, 0, op.bounce.data(), bytes);
+    data = op.bounce.data();
+  }
+
+  WireHeader h{};
+  h.context_id = comm->context_id();
+  h.channel = static_cast<std::uint8_t>(channel);
+  h.source = comm->rank();
+  h.tag = tag;
+  h.src_world = my_world;
+  h.seq = p.next_send_seq++;
+  h.size = bytes;
+  h.sender_op = id;
+  const void* payload = nullptr;
+  std::size_t payload_bytes = 0;
+  if (eager) {
+    --p.credits;
+    h.kind = synchronous ? WireKind::eager_sync : WireKind::eager;
+    payload = data;
+    payload_bytes = bytes;
+    op.events_left = synchronous ? 2 : 1;
+  } else {
+    h.kind = WireKind::rts;
+    Rc rc = p.transport->expose(data, bytes, &op.exposure);
+    if (!rc) {
+      sends.erase(id);
+      return rc;
+    }
+    h.raddr = op.exposure.addr;
+    h.rkey = op.exposure.key;
+    op.events_left = 2;  // rts sent + fin
+  }
+  bool done = false;
+  Rc rc = p.transport->send(world, h, payload, payload_bytes, id, &done);
+  if (!rc) {
+    sends.erase(id);
+    return rc;
+  }
+  if (done) send_event(id, MPI_SUCCESS);
+  return Rc();
+}
+
+// One of the events a send waits for happened (local completion, ack, fin).
+void Engine::Impl::send_event(std::uint64_t id, int error) {
+  auto it = sends.find(id);
+  if (it == sends.end()) return;
+  SendOp& op = it->second;
+  if (error != MPI_SUCCESS) op.error = error;
+  if (--op.events_left > 0) return;
+  RequestRef request = std::move(op.request);
+  const int err = op.error;
+  sends.erase(it);
+  complete_request(*request, request->source, request->tag, 0, err);
+}
+
+// ---- receiving
+
+Rc Engine::Impl::start_recv(void* buf, std::size_t count, const DatatypeRef& type, int source, int tag,
+                            const CommRef& comm, Channel channel, const RequestRef& request) {
+  if (source == MPI_PROC_NULL) {
+    complete_request(*request, MPI_PROC_NULL, MPI_ANY_TAG, 0, MPI_SUCCESS);
+    return Rc();
+  }
+  auto op = std::make_shared<RecvOp>();
+  op->request = request;
+  op->buf = buf;
+  op->count = count;
+  op->type = type;
+  op->capacity = count * type->size();
+  const Envelope pattern{comm->context_id(), static_cast<std::uint8_t>(channel), source, tag};
+  if (std::optional<ArrivalRef> arrived = unexpected.take_first_matching(pattern)) {
+    const Arrival& a = **arrived;
+    deliver(op, a.header, a.payload.data(), a.payload.size());
+    return Rc();
+  }
+  posted.push(pattern, std::move(op));
+  return Rc();
+}
+
+void Engine::Impl::consumed_eager(int world) {
+  Peer& p = peer(world);
+  if (++p.owed >= std::max<long long>(credit_limit / 2, 1)) {
+    const long long n = p.owed;
+    p.owed = 0;
+    Rc rc = send_control(world, WireKind::credit, 0, static_cast<std::uint64_t>(n));
+    if (!rc) FABMPI_LOG(error, pt2pt, "returning credits to rank %d failed", world);
+  }
+}
+
+// A matched message meets its receive.
+void Engine::Impl::deliver(const RecvOpRef& op, const WireHeader& h, const void* payload, std::size_t len) {
+  Request& r = *op->request;
+  if (h.kind == WireKind::rts) {
+    op->peer = h.src_world;
+    op->sender_op = h.sender_op;
+    op->bytes = std::min<std::size_t>(h.size, op->capacity);
+    op->error = h.size > op->capacity ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+    r.source = h.source;
+    r.tag = h.tag;
+    if (op->bytes == 0) {
+      finish_rendezvous(op);
+      return;
+    }
+    char* dest;
+    if (contiguous(*op->type)) {
+      dest = static_cast<char*>(op->buf) + op->type->true_lb();
+    } else {
+      op->bounce.resize(op->bytes);
+      dest = reinterpret_cast<char*>(op->bounce.data());
+    }
+    Transport* t = peer(h.src_world).transport;
+    op->reads_left = (op->bytes + rndv_chunk - 1) / rndv_chunk;
+    for (std::size_t off = 0; off < op->bytes; off += rndv_chunk) {
+      const std::size_t n = std::min(rndv_chunk, op->bytes - off);
+      const std::uint64_t token = kReadTokenBit | next_op++;
+      reads[token] = op;
+      Rc rc = t->read(h.src_world, dest + off, n, h.raddr + off, h.rkey, token);
+      if (!rc) {
+        reads.erase(token);
+        op->error = rc.code();
+        if (--op->reads_left == 0) finish_rendezvous(op);
+      }
+    }
+    return;
+  }
+  // eager / eager_sync
+  const std::size_t n = std::min(len, op->capacity);
+  if (n > 0) {
+    if (contiguous(*op->type)) std::memcpy(static_cast<char*>(op->buf) + op->type->true_lb(), payload, n);
+    else op->type->unpack(payload, n, 0, op->buf, op->count);
+  }
+  if (h.kind == WireKind::eager_sync) {
+    Rc rc = send_control(h.src_world, WireKind::sync_ack, h.sender_op, 0);
+    if (!rc) FABMPI_LOG(error, pt2pt, "acking a synchronous send to rank %d failed", h.src_world);
+  }
+  consumed_eager(h.src_world);
+  complete_request(r, h.source, h.tag, n, len > op->capacity ? MPI_ERR_TRUNCATE : MPI_SUCCESS);
+}
+
+void Engine::Impl::finish_rendezvous(const RecvOpRef& op) {
+  if (!op->bounce.empty()) op->type->unpack(op->bounce.data(), op->bytes, 0, op->buf, op->count);
+  Rc rc = send_control(op->peer, WireKind::fin, op->sender_op, 0);
+  if (!rc) FABMPI_LOG(error, pt2pt, "sending rendezvous fin to rank %d failed", op->peer);
+  Request& r = *op->request;
+  complete_request(r, r.source, r.tag, op->bytes, op->error);
+}
+
+void Engine::Impl::match_arrival(const WireHeader& h, const void* payload, std::size_t len) {
+  const Envelope message{h.context_id, h.channel, h.source, h.tag};
+  if (std::optional<RecvOpRef> op = posted.take_first_accepting(message)) {
+    deliver(*op, h, payload, len);
+    return;
+  }
+  auto a = std::make_shared<Arrival>();
+  a->header = h;
+  if (h.kind != WireKind::rts && len) a->payload.assign(static_cast<const unsigned char*>(payload),
+                                                        static_cast<const unsigned char*>(payload) + len);
+  unexpected.push(message, std::move(a));
+}
+
+void Engine::Impl::on_message(const WireHeader& h, const void* payload, std::size_t len) {
+  if (h.src_world < 0 || h.src_world >= static_cast<int>(peers.size())) {
+    FABMPI_LOG(error, pt2pt, "dropping a message from unknown rank %d", h.src_world);
+    return;
+  }
+  switch (h.kind) {
+    case WireKind::fin:
+    case WireKind::sync_ack: send_event(h.sender_op, MPI_SUCCESS); return;
+    case WireKind::credit: peer(h.src_world).credits += static_cast<long long>(h.rkey); return;
+    case WireKind::eager:
+    case WireKind::eager_sync:
+    case WireKind::rts: break;
+    default: FABMPI_LOG(error, pt2pt, "dropping a message of unknown kind %d", static_cast<int>(h.kind)); return;
+  }
+  Peer& p = peer(h.src_world);
+  if (h.seq != p.next_recv_seq) {
+    // Ahead of its turn: hold it until the messages before it from this peer have arrived.
+    auto a = std::make_shared<Arrival>();
+    a->header = h;
+    a->payload.assign(static_cast<const unsigned char*>(payload), static_cast<const unsigned char*>(payload) + len);
+    p.reorder.emplace(h.seq, std::move(a));
+    return;
+  }
+  ++p.next_recv_seq;
+  match_arrival(h, payload, len);
+  while (!p.reorder.empty() && p.reorder.begin()->first == p.next_recv_seq) {
+    ArrivalRef a = std::move(p.reorder.begin()->second);
+    p.reorder.erase(p.reorder.begin());
+    ++p.next_recv_seq;
+    match_arrival(a->header, a->payload.data(), a->payload.size());
+  }
+}
+
+void Engine::Impl::on_complete(std::uint64_t token, int error) {
+  if (token == 0) return;  // control message
+  if (!(token & kReadTokenBit)) {
+    send_event(token, error);
+    return;
+  }
+  auto it = reads.find(token);
+  if (it == reads.end()) return;
+  RecvOpRef op = std::move(it->second);
+  reads.erase(it);
+  if (error != MPI_SUCCESS) op->error = error;
+  if (--op->reads_left == 0) finish_rendezvous(op);
+}
+
+// ---- the contract
+
+Rc Engine::isend(const void* buf, std::size_t count, const DatatypeRef& type, int dest, int tag,
+                 const CommRef& comm, Channel channel, SendMode mode, RequestRef* out) {
+  auto request = std::make_shared<Request>(Request::Kind::send);
+  FABMPI_TRY(impl_->start_send(buf, count, type, dest, tag, comm, channel, mode, request));
+  *out = std::move(request);
+  return Rc();
+}
+
+Rc Engine::irecv(void* buf, std::size_t count, const DatatypeRef& type, int source, int tag,
+                 const CommRef& comm, Channel channel, RequestRef* out) {
+  auto request = std::make_shared<Request>(Request::Kind::recv);
+  FABMPI_TRY(impl_->start_recv(buf, count, type, source, tag, comm, channel, request));
+  *out = std::move(request);
+  return Rc();
+}
+
+Rc Engine::start_send(const void* buf, std::size_t count, const DatatypeRef& type, int dest, int tag,
+                      const CommRef& comm, Channel channel, SendMode mode, const RequestRef& request) {
+  return impl_->start_send(buf, count, type, dest, tag, comm, channel, mode, request);
+}
+
+Rc Engine::start_recv(void* buf, std::size_t count, const DatatypeRef& type, int source, int tag,
+                      const CommRef& comm, Channel channel, const RequestRef& request) {
+  return impl_->start_recv(buf, count, type, source, tag, comm, channel, request);
+}
+
+Rc Engine::iprobe(int source, int tag, const CommRef& comm, Channel channel, bool* found, ProbeInfo* info) {
+  *found = false;
+  if (source == MPI_PROC_NULL) {
+    *found = true;
+    *info = ProbeInfo{MPI_PROC_NULL, MPI_ANY_TAG, 0};
+    return Rc();
+  }
+  progress();
+  const Envelope pattern{comm->context_id(), static_cast<std::uint8_t>(channel), source, tag};
+  if (const ArrivalRef* a = impl_->unexpected.peek_first_matching(pattern)) {
+    const WireHeader& h = (*a)->header;
+    *found = true;
+    *info = ProbeInfo{h.source, h.tag, static_cast<std::size_t>(h.size)};
+  }
+  return Rc();
+}
+
+Rc Engine::improbe(int source, int tag, const CommRef& comm, Channel channel, bool* found, MessageRef* message) {
+  *found = false;
+  if (source == MPI_PROC_NULL) {
+    *found = true;
+    *message = std::make_shared<MatchedMessage>(MatchedMessage{nullptr, ProbeInfo{MPI_PROC_NULL, MPI_ANY_TAG, 0}});
+    return Rc();
+  }
+  progress();
+  const Envelope pattern{comm->context_id(), static_cast<std::uint8_t>(channel), source, tag};
+  if (std::optional<ArrivalRef> a = impl_->unexpected.take_first_matching(pattern)) {
+    const WireHeader& h = (*a)->header;
+    *found = true;
+    *message = std::make_shared<MatchedMessage>(
+        MatchedMessage{std::move(*a), ProbeInfo{h.source, h.tag, static_cast<std::size_t>(h.size)}});
+  }
+  return Rc();
+}
+
+Rc Engine::imrecv(void* buf, std::size_t count, const DatatypeRef& type, const MessageRef& message,
+                  RequestRef* out) {
+  auto request = std::make_shared<Request>(Request::Kind::recv);
+  if (!message->arrival) {
+    complete_request(*request, MPI_PROC_NULL, MPI_ANY_TAG, 0, MPI_SUCCESS);
+  } else {
+    auto op = std::make_shared<RecvOp>();
+    op->request = request;
+    op->buf = buf;
+    op->count = count;
+    op->type = type;
+    op->capacity = count * type->size();
+    const Arrival& a = *message->arrival;
+    impl_->deliver(op, a.header, a.payload.data(), a.payload.size());
+  }
+  *out = std::move(request);
+  return Rc();
+}
+
+bool Engine::cancel(Request& request) {
+  std::optional<RecvOpRef> op =
+      impl_->posted.remove_if_first([&](const RecvOpRef& r) { return r->request.get() == &request; });
+  if (!op) return false;
+  request.cancelled = true;
+  complete_request(request, request.source, request.tag, 0, MPI_SUCCESS);
+  return true;
+}
+
+int Engine::progress() {
+  int events = impl_->self->poll(*impl_);
+  if (impl_->shm) events += impl_->shm->poll(*impl_);
+  if (impl_->tcp) events += impl_->tcp->poll(*impl_);
+  return events;
+}
+
+Rc Engine::quiesce() {
+  // Rendezvous sends wait for the receiver's fin; this also keeps serving its reads (manual progress).
+  auto busy = [&] {
+    return !impl_->sends.empty() || !impl_->reads.empty() || (impl_->shm && impl_->shm->pending()) ||
+           (impl_->tcp && impl_->tcp->pending());
+  };
+  while (busy()) {
+    if (progress() == 0) sched_yield();
+  }
+  return Rc();
+}
+
+}  // namespace fabmpi::pt2pt

@@ -1,0 +1,107 @@
+// MPI matching queues, free of any transport: a posted-receive queue and an unexpected-message queue per
+// (communicator context, channel). Receives match on (source or MPI_ANY_SOURCE, tag or MPI_ANY_TAG)
+// in the order they were posted; messages are matched in the order they arrived. Channels never
+// match each other, so collective traffic is invisible to user receives (MPI_ANY_TAG included).
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <list>
+#include <optional>
+#include <unordered_map>
+
+namespace fabmpi::pt2pt {
+
+// Who sent a message / what a receive accepts. In a pattern, source may be MPI_ANY_SOURCE and tag
+// MPI_ANY_TAG.
+struct Envelope {
+  std::uint32_t context = 0;
+  std::uint8_t channel = 0;
+  int source = 0;
+  int tag = 0;
+};
+
+inline bool envelope_matches(const Envelope& pattern, const Envelope& message) noexcept {
+  return pattern.context == message.context && pattern.channel == message.channel &&
+         (pattern.source == MPI_ANY_SOURCE || pattern.source == message.source) &&
+         (pattern.tag == MPI_ANY_TAG || pattern.tag == message.tag);
+}
+
+// A FIFO of (envelope, item) per (context, channel), searched front to back. `Item` is whatever the
+// engine keeps (a receive request, an arrived message); tests use plain values.
+template <class Item>
+class MatchQueue {
+ public:
+  void push(const Envelope& envelope, Item item) {
+    buckets_[key(envelope)].push_back(Entry{envelope, std::move(item)});
+    ++size_;
+  }
+
+  // Posted-receive side: the first entry whose pattern matches `message`, removed.
+  std::optional<Item> take_first_accepting(const Envelope& message) {
+    return take_if(message, [&](const Envelope& stored) { return envelope_matches(stored, message); });
+  }
+
+  // Unexpected side: the first (oldest) message `pattern` matches, removed.
+  std::optional<Item> take_first_matching(const Envelope& pattern) {
+    return take_if(pattern, [&](const Envelope& stored) { return envelope_matches(pattern, stored); });
+  }
+
+  // Unexpected side, for probes: the oldest matching message, left in place.
+  const Item* peek_first_matching(const Envelope& pattern, Envelope* found = nullptr) const {
+    auto it = buckets_.find(key(pattern));
+    if (it == buckets_.end()) return nullptr;
+    for (const Entry& e : it->second)
+      if (envelope_matches(pattern, e.envelope)) {
+        if (found) *found = e.envelope;
+        return &e.item;
+      }
+    return nullptr;
+  }
+
+  // Removes the first entry for which pred(item) holds (MPI_Cancel of a posted receive).
+  template <class Pred>
+  std::optional<Item> remove_if_first(Pred pred) {
+    for (auto& [k, list] : buckets_)
+      for (auto it = list.begin(); it != list.end(); ++it)
+        if (pred(it->item)) {
+          Item item = std::move(it->item);
+          list.erase(it);
+          --size_;
+          return item;
+        }
+    return std::nullopt;
+  }
+
+  std::size_t size() const noexcept { return size_; }
+  bool empty() const noexcept { return size_ == 0; }
+
+ private:
+  struct Entry {
+    Envelope envelope;
+    Item item;
+  };
+  static std::uint64_t key(const Envelope& e) noexcept {
+    return static_cast<std::uint64_t>(e.context) << 8 | e.channel;
+  }
+  template <class Pred>
+  std::optional<Item> take_if(const Envelope& e, Pred pred) {
+    auto it = buckets_.find(key(e));
+    if (it == buckets_.end()) return std::nullopt;
+    auto& list = it->second;
+    for (auto li = list.begin(); li != list.end(); ++li)
+      if (pred(li->envelope)) {
+        Item item = std::move(li->item);
+        list.erase(li);
+        --size_;
+        return item;
+      }
+    return std::nullopt;
+  }
+
+  std::unordered_map<std::uint64_t, std::list<Entry>> buckets_;
+  std::size_t size_ = 0;
+};
+
+}  // namespace fabmpi::pt2pt

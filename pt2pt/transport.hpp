@@ -1,0 +1,64 @@
+// The narrow interface the engine's matching and protocols run over. A transport moves bytes between
+// this process and its peers (world ranks): messages (a WireHeader plus payload), exposure of local
+// memory for a peer to read, reads of a peer's exposed memory, and completions. It knows nothing of
+// MPI matching; all of that lives above it in the engine.
+//
+// Implementations: self (a rank to itself, plain copies) and libfabric (one FI_EP_RDM endpoint per
+// provider: shm between ranks of one node, tcp;ofi_rxm between nodes). A CUDA transport or staging
+// layer would plug in here too, branching on the buffer memory type the engine records per request.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "pt2pt/wire.hpp"
+#include "runtime/rc.hpp"
+
+namespace fabmpi::pt2pt {
+
+// Where completions and arriving messages go (the engine).
+class TransportSink {
+ public:
+  virtual ~TransportSink() = default;
+  // A message arrived. `payload` is valid only during the call.
+  virtual void on_message(const WireHeader& header, const void* payload, std::size_t payload_bytes) = 0;
+  // An operation started with `token` (send or read) finished; `error` is MPI_SUCCESS or a class.
+  virtual void on_complete(std::uint64_t token, int error) = 0;
+};
+
+// Local memory a peer may read: the peer reads [addr, addr + length) under key.
+struct Exposure {
+  std::uint64_t addr = 0;
+  std::uint64_t key = 0;
+  std::shared_ptr<void> keepalive;  // releases the registration when the last holder drops it
+};
+
+class Transport {
+ public:
+  virtual ~Transport() = default;
+  virtual const char* name() const noexcept = 0;
+  // Messages of header + payload up to this size complete inside send() (no completion follows).
+  virtual std::size_t inject_limit() const noexcept = 0;
+
+  // Sends header + payload to `peer`. Sets *completed_now when the payload buffer may be reused at once
+  // (the send was injected); otherwise on_complete(token) follows. Both buffers must stay untouched
+  // until then. Never blocks; the transport queues internally when the provider is busy, keeping order.
+  virtual Rc send(int peer, const WireHeader& header, const void* payload, std::size_t bytes,
+                  std::uint64_t token, bool* completed_now) = 0;
+  // Lets peers read [buf, buf + bytes).
+  virtual Rc expose(const void* buf, std::size_t bytes, Exposure* out) = 0;
+  // Reads `bytes` from the peer's exposed memory at (raddr, rkey) into `local`; on_complete(token).
+  virtual Rc read(int peer, void* local, std::size_t bytes, std::uint64_t raddr, std::uint64_t rkey,
+                  std::uint64_t token) = 0;
+  // Delivers arrivals and completions to the sink. Returns the number of events handled.
+  virtual int poll(TransportSink& sink) = 0;
+  // Operations accepted but not yet completed (for quiesce).
+  virtual std::size_t pending() const noexcept = 0;
+};
+
+// A rank sending to itself: no network, copies only.
+std::unique_ptr<Transport> make_self_transport();
+
+}  // namespace fabmpi::pt2pt

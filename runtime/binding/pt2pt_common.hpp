@@ -1,0 +1,86 @@
+// Shared by the point-to-point bindings (pt2pt.cpp, requests.cpp, bsend.cpp): the request types the
+// bindings create, request completion/release, and the wait loop for several requests at once.
+#pragma once
+
+#include <mpi.h>
+
+#include <functional>
+
+#include "runtime/binding/library.hpp"
+
+namespace fabmpi::binding {
+
+// A nonblocking point-to-point request started by the C API: remembers its communicator so errors
+// found at completion go to that communicator's error handler.
+class UserRequest final : public Request {
+ public:
+  UserRequest(Kind kind, CommRef c) : Request(kind), comm(std::move(c)) {}
+  Rc cancel() override;
+  CommRef comm;
+};
+
+// A persistent request (MPI_Send_init and friends, MPI_Recv_init): inactive until MPI_Start.
+class PersistentRequest final : public Request {
+ public:
+  struct Args {
+    void* buf = nullptr;
+    std::size_t count = 0;
+    DatatypeRef type;
+    int peer = MPI_PROC_NULL;
+    int tag = 0;
+    CommRef comm;
+    bool is_send = true;
+    pt2pt::SendMode mode = pt2pt::SendMode::standard;
+  };
+  explicit PersistentRequest(Args a)
+      : Request(a.is_send ? Kind::persistent_send : Kind::persistent_recv), args(std::move(a)) {}
+  Rc start() override;
+  Rc cancel() override;
+  bool is_persistent() const noexcept override { return true; }
+  bool is_active() const noexcept override { return active_; }
+  void deactivate() noexcept { active_ = false; }
+
+  Args args;
+  std::weak_ptr<Request> self;  // set right after creation; start() hands the engine a shared_ptr
+
+ private:
+  bool active_ = false;
+};
+
+// A message taken by MPI_Mprobe/MPI_Improbe. MPICH's ABI shares the request handle space with
+// messages (MPI_MESSAGE_NULL == MPI_REQUEST_NULL), so messages live in the request table.
+class MessageHandle final : public Request {
+ public:
+  MessageHandle(pt2pt::MessageRef m, CommRef c) : Request(Kind::recv), message(std::move(m)), comm(std::move(c)) {}
+  pt2pt::MessageRef message;
+  CommRef comm;
+};
+
+// The communicator whose error handler reports a request's errors (world when unknown).
+CommRef comm_of(const Request& request);
+
+// Looks a request handle up. MPI_ERR_REQUEST for unknown handles and message handles.
+Rc to_request(MPI_Request handle, RequestRef* out);
+
+// The empty status (MPI_REQUEST_NULL, inactive persistent requests).
+void set_empty_status(MPI_Status* status);
+
+// For a request known to be complete: fills *status, frees a non-persistent request (handle set to
+// MPI_REQUEST_NULL), makes a persistent one inactive. Returns the request's error class.
+int release_completed(MPI_Request* handle, const RequestRef& request, MPI_Status* status);
+
+// True when the handle names nothing to wait for (null or inactive persistent).
+bool is_inert(const RequestRef& request);
+
+// Progresses until done() is true, spinning briefly then yielding (and, under MPI_THREAD_MULTIPLE,
+// letting other threads into the library while yielding).
+void progress_until(const std::function<bool()>& done);
+
+// A request's error as an Rc with a reason (MPI_ERR_TRUNCATE names the buffer size).
+Rc request_error(const Request& request);
+
+// Starts a buffered send: packs into the attached buffer and sends from there (bsend.cpp).
+Rc start_buffered_send(const void* buf, int count, const DatatypeRef& type, int dest, int tag,
+                       const CommRef& comm);
+
+}  // namespace fabmpi::binding
