@@ -96,6 +96,11 @@ class Runtime {
   // (coll/) agrees on one value across members; this is the local bookkeeping.
   std::uint32_t allocate_local_context_id();
 
+  // Extension slot for the collective engine (coll/engine.hpp): created by Runtime::create through
+  // coll::attach(), which also registers it as a progress source. Owned here so its lifetime is the
+  // runtime's; only coll/ looks inside.
+  std::unique_ptr<ProgressSource> collectives;
+
  private:
   Runtime() = default;
   void yield_once();
