@@ -130,7 +130,7 @@ Rc Engine::create(Runtime& runtime, std::unique_ptr<Engine>* out) {
     if (name.empty()) continue;
     engine->forced_[static_cast<std::size_t>(i)] = find_algorithm(c, name);
     if (!engine->forced_[static_cast<std::size_t>(i)])
-      return fail(MPI_ERR_OTHER, "%s=%s is not a %s algorithm (valid: %s)", env_name(c).c_str(), name.c_str(),
+      return fail(MPI_ERR_OTHER, "%s=%s: no such %s algorithm (valid: %s)", env_name(c).c_str(), name.c_str(),
                   collective_name(c), algorithm_names(c).c_str());
   }
   FABMPI_LOG(debug, coll, "collective engine: %zu selection rules from %s", engine->table_.rules.size(),
