@@ -487,6 +487,128 @@ FABMPI_PUBLIC int MPI_Startall(int count, MPI_Request array_of_requests[]);
 FABMPI_PUBLIC int PMPI_Startall(int count, MPI_Request array_of_requests[]);
 
 /* ---- datatypes (runtime/binding/datatype.cpp) */
+FABMPI_PUBLIC int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype);
+FABMPI_PUBLIC int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype);
+FABMPI_PUBLIC int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
+                                  MPI_Datatype *newtype);
+FABMPI_PUBLIC int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
+                                   MPI_Datatype *newtype);
+FABMPI_PUBLIC int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                                          MPI_Datatype *newtype);
+FABMPI_PUBLIC int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                                           MPI_Datatype *newtype);
+FABMPI_PUBLIC int MPI_Type_indexed(int count, const int array_of_blocklengths[],
+                                   const int array_of_displacements[], MPI_Datatype oldtype,
+                                   MPI_Datatype *newtype);
+FABMPI_PUBLIC int PMPI_Type_indexed(int count, const int array_of_blocklengths[],
+                                    const int array_of_displacements[], MPI_Datatype oldtype,
+                                    MPI_Datatype *newtype);
+FABMPI_PUBLIC int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
+                                           const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+                                           MPI_Datatype *newtype);
+FABMPI_PUBLIC int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
+                                            const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+                                            MPI_Datatype *newtype);
+FABMPI_PUBLIC int MPI_Type_create_indexed_block(int count, int blocklength,
+                                                const int array_of_displacements[], MPI_Datatype oldtype,
+                                                MPI_Datatype *newtype);
+FABMPI_PUBLIC int PMPI_Type_create_indexed_block(int count, int blocklength,
+                                                 const int array_of_displacements[], MPI_Datatype oldtype,
+                                                 MPI_Datatype *newtype);
+FABMPI_PUBLIC int MPI_Type_create_hindexed_block(int count, int blocklength,
+                                                 const MPI_Aint array_of_displacements[],
+                                                 MPI_Datatype oldtype, MPI_Datatype *newtype);
+FABMPI_PUBLIC int PMPI_Type_create_hindexed_block(int count, int blocklength,
+                                                  const MPI_Aint array_of_displacements[],
+                                                  MPI_Datatype oldtype, MPI_Datatype *newtype);
+FABMPI_PUBLIC int MPI_Type_create_struct(int count, const int array_of_blocklengths[],
+                                         const MPI_Aint array_of_displacements[],
+                                         const MPI_Datatype array_of_types[], MPI_Datatype *newtype);
+FABMPI_PUBLIC int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
+                                          const MPI_Aint array_of_displacements[],
+                                          const MPI_Datatype array_of_types[], MPI_Datatype *newtype);
+FABMPI_PUBLIC int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
+                                          MPI_Datatype *newtype);
+FABMPI_PUBLIC int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
+                                           MPI_Datatype *newtype);
+FABMPI_PUBLIC int MPI_Type_create_subarray(int ndims, const int array_of_sizes[],
+                                           const int array_of_subsizes[], const int array_of_starts[],
+                                           int order, MPI_Datatype oldtype, MPI_Datatype *newtype);
+FABMPI_PUBLIC int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[],
+                                            const int array_of_subsizes[], const int array_of_starts[],
+                                            int order, MPI_Datatype oldtype, MPI_Datatype *newtype);
+FABMPI_PUBLIC int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype);
+FABMPI_PUBLIC int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype);
+FABMPI_PUBLIC int MPI_Type_commit(MPI_Datatype *datatype);
+FABMPI_PUBLIC int PMPI_Type_commit(MPI_Datatype *datatype);
+FABMPI_PUBLIC int MPI_Type_free(MPI_Datatype *datatype);
+FABMPI_PUBLIC int PMPI_Type_free(MPI_Datatype *datatype);
+FABMPI_PUBLIC int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent);
+FABMPI_PUBLIC int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent);
+FABMPI_PUBLIC int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent);
+FABMPI_PUBLIC int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent);
+FABMPI_PUBLIC int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent);
+FABMPI_PUBLIC int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent);
+FABMPI_PUBLIC int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb,
+                                             MPI_Count *true_extent);
+FABMPI_PUBLIC int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb,
+                                              MPI_Count *true_extent);
+FABMPI_PUBLIC int MPI_Type_size(MPI_Datatype datatype, int *size);
+FABMPI_PUBLIC int PMPI_Type_size(MPI_Datatype datatype, int *size);
+FABMPI_PUBLIC int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size);
+FABMPI_PUBLIC int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size);
+FABMPI_PUBLIC int MPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses,
+                                        int *num_datatypes, int *combiner);
+FABMPI_PUBLIC int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses,
+                                         int *num_datatypes, int *combiner);
+FABMPI_PUBLIC int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses,
+                                        int max_datatypes, int array_of_integers[],
+                                        MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[]);
+FABMPI_PUBLIC int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses,
+                                         int max_datatypes, int array_of_integers[],
+                                         MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[]);
+FABMPI_PUBLIC int MPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen);
+FABMPI_PUBLIC int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen);
+FABMPI_PUBLIC int MPI_Type_set_name(MPI_Datatype datatype, const char *type_name);
+FABMPI_PUBLIC int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name);
+FABMPI_PUBLIC int MPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize,
+                           int *position, MPI_Comm comm);
+FABMPI_PUBLIC int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize,
+                            int *position, MPI_Comm comm);
+FABMPI_PUBLIC int MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount,
+                             MPI_Datatype datatype, MPI_Comm comm);
+FABMPI_PUBLIC int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount,
+                              MPI_Datatype datatype, MPI_Comm comm);
+FABMPI_PUBLIC int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size);
+FABMPI_PUBLIC int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size);
+FABMPI_PUBLIC int MPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count);
+FABMPI_PUBLIC int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count);
+FABMPI_PUBLIC int MPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count);
+FABMPI_PUBLIC int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count);
+FABMPI_PUBLIC int MPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count);
+FABMPI_PUBLIC int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count);
+FABMPI_PUBLIC int MPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count);
+FABMPI_PUBLIC int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count);
+FABMPI_PUBLIC int MPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count);
+FABMPI_PUBLIC int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count);
+FABMPI_PUBLIC int MPI_Get_address(const void *location, MPI_Aint *address);
+FABMPI_PUBLIC int PMPI_Get_address(const void *location, MPI_Aint *address);
+FABMPI_PUBLIC MPI_Aint MPI_Aint_add(MPI_Aint base, MPI_Aint disp);
+FABMPI_PUBLIC MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp);
+FABMPI_PUBLIC MPI_Aint MPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2);
+FABMPI_PUBLIC MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2);
+
+/* ---- reduction operations (runtime/binding/op.cpp) */
+FABMPI_PUBLIC int MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op);
+FABMPI_PUBLIC int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op);
+FABMPI_PUBLIC int MPI_Op_free(MPI_Op *op);
+FABMPI_PUBLIC int PMPI_Op_free(MPI_Op *op);
+FABMPI_PUBLIC int MPI_Op_commutative(MPI_Op op, int *commute);
+FABMPI_PUBLIC int PMPI_Op_commutative(MPI_Op op, int *commute);
+FABMPI_PUBLIC int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype,
+                                   MPI_Op op);
+FABMPI_PUBLIC int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype,
+                                    MPI_Op op);
 
 /* ---- collectives (coll/binding.cpp) */
 FABMPI_PUBLIC int MPI_Barrier(MPI_Comm comm);
