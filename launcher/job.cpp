@@ -214,6 +214,9 @@ std::vector<std::string> rank_environment(const JobConfig& config, int rank, int
   set("LOCAL_WORLD_SIZE", std::to_string(local_size));
   set_default("MASTER_ADDR", config.master_addr);
   set_default("MASTER_PORT", std::to_string(config.master_port));
+  // Debian's libfabric links libinfinipath, whose constructor installs a SIGSEGV handler that prints a
+  // backtrace and exits with 1: a crashing rank would look like exit(1). Keep the real signal.
+  set_default("IPATH_NO_BACKTRACE", "1");
   set("MPI_LOCALRANKID", std::to_string(local_rank));
   set("MPI_LOCALNRANKS", std::to_string(local_size));
   if (pmi_fd >= 0) {

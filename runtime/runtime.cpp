@@ -1,7 +1,11 @@
 #include "runtime/runtime.hpp"
 
+#include <dlfcn.h>
 #include <sched.h>
+#include <signal.h>
 #include <unistd.h>
+
+#include <cstring>
 
 #include <algorithm>
 
@@ -19,6 +23,27 @@ int cores_available() {
   return n > 0 ? static_cast<int>(n) : 1;
 }
 
+// Debian's libfabric pulls in libinfinipath, whose load-time constructor installs handlers for fatal
+// signals that print a backtrace and exit(1): a crashing rank would then look like a clean exit code 1 to
+// the launcher. Put back the default action, but only where the handler is libinfinipath's own, so a
+// user's handler installed before MPI_Init survives.
+void drop_infinipath_fault_handlers() {
+  for (int sig : {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT}) {
+    struct sigaction current;
+    if (sigaction(sig, nullptr, &current) != 0) continue;
+    void* handler = (current.sa_flags & SA_SIGINFO) ? reinterpret_cast<void*>(current.sa_sigaction)
+                                                     : reinterpret_cast<void*>(current.sa_handler);
+    if (handler == reinterpret_cast<void*>(SIG_DFL) || handler == reinterpret_cast<void*>(SIG_IGN)) continue;
+    Dl_info info;
+    if (dladdr(handler, &info) != 0 && info.dli_fname && std::strstr(info.dli_fname, "infinipath")) {
+      struct sigaction dfl {};
+      dfl.sa_handler = SIG_DFL;
+      sigemptyset(&dfl.sa_mask);
+      sigaction(sig, &dfl, nullptr);
+    }
+  }
+}
+
 }  // namespace
 
 Rc Runtime::create(const Options& options, std::unique_ptr<Runtime>* out) {
@@ -30,6 +55,7 @@ Rc Runtime::create(const Options& options, std::unique_ptr<Runtime>* out) {
   if (!tunable_error.empty()) FABMPI_LOG(warn, runtime, "%s", tunable_error.c_str());
   if (!log_error.empty()) FABMPI_LOG(warn, runtime, "%s", log_error.c_str());
 
+  drop_infinipath_fault_handlers();
   rt->thread_level_ = std::clamp(options.required_thread_level, MPI_THREAD_SINGLE, MPI_THREAD_MULTIPLE);
   rt->main_thread_ = std::this_thread::get_id();
 

@@ -1,0 +1,171 @@
+#include <catch2/catch.hpp>
+
+#include "launcher/pmi_server.hpp"
+
+using fabmpi::launcher::PmiActions;
+using fabmpi::launcher::PmiServer;
+using fabmpi::launcher::PmiServerConfig;
+
+namespace {
+
+PmiServer make_server(int size) { return PmiServer(PmiServerConfig{size, size, "kvs_test", {}}); }
+
+// Feeds one request and returns the replies addressed to `rank`.
+std::vector<std::string> ask(PmiServer& s, int rank, const std::string& line, PmiActions* out = nullptr) {
+  PmiActions a;
+  s.feed(rank, line, &a);
+  std::vector<std::string> mine;
+  for (auto& r : a.replies)
+    if (r.rank == rank) mine.push_back(r.line);
+  if (out) *out = a;
+  return mine;
+}
+
+}  // namespace
+
+TEST_CASE("pmi server: MPICH's startup sequence", "[pmi]") {
+  PmiServer s = make_server(4);
+  CHECK(ask(s, 2, "cmd=init pmi_version=1 pmi_subversion=1\n") ==
+        std::vector<std::string>{"cmd=response_to_init pmi_version=1 pmi_subversion=1 rc=0\n"});
+  CHECK(ask(s, 2, "cmd=get_maxes\n")[0] == "cmd=maxes kvsname_max=256 keylen_max=64 vallen_max=1024\n");
+  CHECK(ask(s, 2, "cmd=get_appnum\n")[0] == "cmd=appnum appnum=0\n");
+  CHECK(ask(s, 2, "cmd=get_my_kvsname\n")[0] == "cmd=my_kvsname kvsname=kvs_test\n");
+  CHECK(ask(s, 2, "cmd=get_universe_size\n")[0] == "cmd=universe_size size=4\n");
+  CHECK(ask(s, 2, "cmd=get kvsname=kvs_test key=PMI_process_mapping\n")[0] ==
+        "cmd=get_result rc=0 msg=success value=(vector,(0,1,4))\n");
+  CHECK(s.ever_connected(2));
+  CHECK_FALSE(s.ever_connected(1));
+}
+
+TEST_CASE("pmi server: unsupported version is refused", "[pmi]") {
+  PmiServer s = make_server(1);
+  CHECK(ask(s, 0, "cmd=init pmi_version=2 pmi_subversion=0\n")[0].find("rc=-1") != std::string::npos);
+}
+
+TEST_CASE("pmi server: put and get across ranks; missing keys", "[pmi]") {
+  PmiServer s = make_server(2);
+  CHECK(ask(s, 0, "cmd=put kvsname=kvs_test key=addr0 value=abcd\n")[0] == "cmd=put_result rc=0 msg=success\n");
+  CHECK(ask(s, 1, "cmd=get kvsname=kvs_test key=addr0\n")[0] == "cmd=get_result rc=0 msg=success value=abcd\n");
+  CHECK(ask(s, 1, "cmd=get kvsname=kvs_test key=nope\n")[0] ==
+        "cmd=get_result rc=-1 msg=key_nope_not_found value=unknown\n");
+  CHECK(ask(s, 1, "cmd=get kvsname=other key=addr0\n")[0].find("rc=-1") != std::string::npos);
+  CHECK(ask(s, 1, "cmd=put kvsname=other key=k value=v\n")[0].find("rc=-1") != std::string::npos);
+  CHECK(ask(s, 1, "cmd=put kvsname=kvs_test key=k\n")[0].find("rc=-1") != std::string::npos);
+  CHECK(ask(s, 1, "cmd=put kvsname=kvs_test key=" + std::string(65, 'k') + " value=v\n")[0].find("rc=-1") !=
+        std::string::npos);
+  CHECK(ask(s, 1, "cmd=get\n")[0].find("rc=-1") != std::string::npos);
+}
+
+TEST_CASE("pmi server: requests split across reads and several per read", "[pmi]") {
+  PmiServer s = make_server(1);
+  PmiActions a;
+  s.feed(0, "cmd=get_app", &a);
+  CHECK(a.replies.empty());
+  s.feed(0, "num\ncmd=get_maxes\ncmd=get_my_", &a);
+  REQUIRE(a.replies.size() == 2);
+  CHECK(a.replies[0].line == "cmd=appnum appnum=0\n");
+  s.feed(0, "kvsname\n", &a);
+  CHECK(a.replies.size() == 3);
+}
+
+TEST_CASE("pmi server: barrier releases all ranks only when all entered", "[pmi]") {
+  const int n = 5;
+  PmiServer s = make_server(n);
+  for (int round = 0; round < 3; ++round) {
+    for (int r = 0; r < n - 1; ++r) {
+      PmiActions a;
+      s.feed(r, "cmd=barrier_in\n", &a);
+      CHECK(a.replies.empty());
+    }
+    CHECK(s.ranks_in_barrier() == n - 1);
+    // Entering twice is an error, not a release.
+    CHECK(ask(s, 0, "cmd=barrier_in\n")[0].find("cmd=error") == 0);
+    PmiActions a;
+    s.feed(n - 1, "cmd=barrier_in\n", &a);
+    REQUIRE(a.replies.size() == static_cast<std::size_t>(n));
+    for (int r = 0; r < n; ++r) {
+      CHECK(a.replies[static_cast<std::size_t>(r)].rank == r);
+      CHECK(a.replies[static_cast<std::size_t>(r)].line == "cmd=barrier_out\n");
+    }
+    CHECK(s.ranks_in_barrier() == 0);
+  }
+}
+
+TEST_CASE("pmi server: a rank leaving during a barrier leaves it", "[pmi]") {
+  PmiServer s = make_server(2);
+  PmiActions a;
+  s.feed(0, "cmd=barrier_in\n", &a);
+  CHECK(s.ranks_in_barrier() == 1);
+  s.disconnect(0, &a);
+  CHECK(s.ranks_in_barrier() == 0);
+  CHECK_FALSE(s.connected(0));
+  s.feed(0, "cmd=get_maxes\n", &a);  // after disconnect: ignored
+  CHECK(a.replies.empty());
+  s.disconnect(0, &a);                // twice: harmless
+  s.disconnect(7, &a);                // unknown rank: harmless
+  s.feed(-1, "cmd=init\n", &a);
+  CHECK(a.replies.empty());
+}
+
+TEST_CASE("pmi server: finalize and abort", "[pmi]") {
+  PmiServer s = make_server(3);
+  CHECK(ask(s, 1, "cmd=finalize\n")[0] == "cmd=finalize_ack\n");
+  CHECK(s.finalized(1));
+  CHECK_FALSE(s.finalized(0));
+  PmiActions a;
+  s.feed(2, "cmd=abort exitcode=7\n", &a);
+  CHECK(a.replies.empty());
+  REQUIRE(a.abort);
+  CHECK(a.abort->rank == 2);
+  CHECK(a.abort->exit_code == 7);
+  PmiActions b;
+  s.feed(0, "cmd=abort\n", &b);
+  REQUIRE(b.abort);
+  CHECK(b.abort->exit_code == 1);
+}
+
+TEST_CASE("pmi server: malformed and unknown requests get an error reply", "[pmi]") {
+  PmiServer s = make_server(1);
+  for (const char* bad : {"garbage\n", "\n", "key=v\n", "cmd=put x\n"}) {
+    auto r = ask(s, 0, bad);
+    REQUIRE(r.size() == 1);
+    CHECK(r[0].rfind("cmd=error rc=-1 msg=", 0) == 0);
+  }
+  PmiActions a;
+  s.feed(0, "cmd=spawn nprocs=2\n", &a);
+  REQUIRE(a.replies.size() == 1);
+  CHECK(a.replies[0].line.rfind("cmd=error rc=-1", 0) == 0);
+  CHECK_FALSE(a.diagnostics.empty());
+  // The connection still works afterwards.
+  CHECK(ask(s, 0, "cmd=get_appnum\n")[0] == "cmd=appnum appnum=0\n");
+}
+
+TEST_CASE("pmi server: overlong lines drop the client", "[pmi]") {
+  PmiServer s = make_server(2);
+  PmiActions a;
+  s.feed(0, "cmd=put kvsname=kvs_test key=k value=" + std::string(2000, 'v') + "\n", &a);
+  CHECK(a.drop == std::vector<int>{0});
+  CHECK(a.replies.empty());
+  CHECK_FALSE(s.connected(0));
+  // An endless line without '\n' is dropped too, before it grows unbounded.
+  PmiActions b;
+  for (int i = 0; i < 10 && b.drop.empty(); ++i) s.feed(1, std::string(300, 'x'), &b);
+  CHECK(b.drop == std::vector<int>{1});
+}
+
+TEST_CASE("pmi server: hostile bytes never crash it", "[pmi]") {
+  PmiServer s = make_server(2);
+  std::string noise;
+  unsigned x = 12345;
+  for (int i = 0; i < 20000; ++i) {
+    x = x * 1103515245u + 12345u;
+    char c = static_cast<char>((x >> 16) & 0xff);
+    if ((x >> 8) % 37 == 0) c = '\n';
+    if ((x >> 8) % 11 == 0) c = '=';
+    if ((x >> 8) % 13 == 0) c = ' ';
+    noise += c;
+  }
+  PmiActions a;
+  for (std::size_t i = 0; i < noise.size(); i += 97) s.feed(1, std::string_view(noise).substr(i, 97), &a);
+  SUCCEED();
+}
