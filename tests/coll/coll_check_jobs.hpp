@@ -3,7 +3,8 @@
 
 namespace {
 
-const Type& type_for_block(int s, int d) { return kTypes[(s + d) % 2 == 0 ? 0 : 2]; }  // int or resized int
+// alltoallw: per-block types, all with an 8-byte extent (double or resized int); both sides agree.
+const Type& type_for_block(int s, int d) { return kTypes[(s + d) % 2 == 0 ? 1 : 2]; }
 
 struct BarrierJob final : Job {
   void start(MPI_Comm comm, MPI_Request* req) override { req ? MPI_Ibarrier(comm, req) : MPI_Barrier(comm); }
