@@ -10,6 +10,7 @@
 #include <algorithm>
 
 #include "common/log.hpp"
+#include "coll/engine.hpp"
 #include "pt2pt/engine.hpp"
 
 namespace fabmpi {
@@ -91,6 +92,7 @@ Rc Runtime::create(Options options, std::unique_ptr<Runtime>* out) {
 
   FABMPI_TRY(pt2pt::Engine::create(*rt, &rt->pt2pt_));
   rt->add_progress_source(rt->pt2pt_.get());
+  FABMPI_TRY(coll::attach(*rt));  // validates FABMPI_*_ALGORITHM and FABMPI_COLL_TABLE
   FABMPI_LOG(info, runtime, "initialized: rank %d of %d, thread level %d, %s", rt->world_rank_,
              rt->world_size_, rt->thread_level_, rt->oversubscribed_ ? "oversubscribed" : "not oversubscribed");
   *out = std::move(rt);

@@ -99,6 +99,11 @@ class Runtime {
   // communicators, which return their id when destroyed, even after the runtime is gone.
   const std::shared_ptr<ContextIdPool>& context_ids() const noexcept { return context_ids_; }
 
+  // Extension slot for the collective engine (coll/engine.hpp): created by Runtime::create through
+  // coll::attach(), which also registers it as a progress source. Owned here so its lifetime is the
+  // runtime's; only coll/ looks inside.
+  std::unique_ptr<ProgressSource> collectives;
+
  private:
   Runtime() = default;
   void yield_once();

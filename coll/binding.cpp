@@ -1,0 +1,473 @@
+// The collectives' C API: argument checks by parameter kind, then coll/collectives.hpp. Every blocking
+// call is its nonblocking twin followed by a wait (one code path per collective).
+#include "coll/collectives.hpp"
+#include "runtime/binding/library.hpp"
+
+using namespace fabmpi;
+using namespace fabmpi::binding;
+using fabmpi::coll::Collective;
+
+namespace {
+
+// Ends a collective call: hands out the request (nonblocking), or waits for it (blocking).
+Rc finish(const RequestRef& request, MPI_Request* handle_out) {
+  if (handle_out) {
+    *handle_out = new_request_handle(request);
+    return Rc();
+  }
+  runtime().wait(*request);
+  if (request->error != MPI_SUCCESS)
+    return fail(request->error, "the collective failed (error class %d)", request->error);
+  return Rc();
+}
+
+Rc check_request_out(MPI_Request* request, bool nonblocking) {
+  if (nonblocking && request == nullptr) return fail(MPI_ERR_ARG, "NULL pointer passed for the request");
+  return Rc();
+}
+
+// A buffer argument: a committed datatype, a non-negative count, a usable pointer.
+Rc check_buf(const void* buf, int count, MPI_Datatype handle, DatatypeRef* type, const char* what) {
+  FABMPI_TRY(check_count(count));
+  FABMPI_TRY(to_datatype(handle, type));
+  if (buf == MPI_IN_PLACE) return fail(MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed for the %s here", what);
+  return check_buffer(buf, count, **type);
+}
+
+Rc check_counts(const int* counts, int n, const char* what) {
+  if (counts == nullptr) return fail(MPI_ERR_ARG, "NULL pointer passed for %s", what);
+  for (int i = 0; i < n; ++i)
+    if (counts[i] < 0) return fail(MPI_ERR_COUNT, "negative count %d in %s[%d]", counts[i], what, i);
+  return Rc();
+}
+
+Rc check_op(MPI_Op handle, const Datatype& type, OpRef* op) {
+  FABMPI_TRY(to_op(handle, op));
+  return (*op)->check(type);
+}
+
+Rc check_no_alias(const void* sendbuf, const void* recvbuf, bool moves_data) {
+  if (moves_data && sendbuf == recvbuf && sendbuf != nullptr)
+    return fail(MPI_ERR_BUFFER, "send and receive buffers are the same (use MPI_IN_PLACE)");
+  return Rc();
+}
+
+std::span<const int> counts_span(const int* counts, int n) { return {counts, static_cast<std::size_t>(n)}; }
+
+// ---- one function per collective, shared by the blocking and nonblocking bindings
+
+Rc barrier(ApiCall& call, MPI_Comm comm, MPI_Request* req) {
+  CommRef c;
+  FABMPI_TRY(call.comm(comm, &c));
+  FABMPI_TRY(check_request_out(req, req != nullptr));
+  RequestRef r;
+  FABMPI_TRY(coll::start_barrier(c, &r));
+  return finish(r, req);
+}
+
+Rc bcast(ApiCall& call, void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Request* req) {
+  CommRef c;
+  FABMPI_TRY(call.comm(comm, &c));
+  DatatypeRef t;
+  FABMPI_TRY(check_buf(buf, count, type, &t, "buffer"));
+  FABMPI_TRY(check_root(*c, root));
+  RequestRef r;
+  FABMPI_TRY(coll::start_bcast(c, buf, count, t, root, &r));
+  return finish(r, req);
+}
+
+Rc reduction(ApiCall& call, Collective kind, const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
+             MPI_Op op, int root, MPI_Comm comm, MPI_Request* req) {
+  CommRef c;
+  FABMPI_TRY(call.comm(comm, &c));
+  if (kind == Collective::reduce) FABMPI_TRY(check_root(*c, root));
+  FABMPI_TRY(check_count(count));
+  DatatypeRef t;
+  FABMPI_TRY(to_datatype(type, &t));
+  OpRef o;
+  FABMPI_TRY(check_op(op, *t, &o));
+  const bool has_result = kind != Collective::reduce || c->rank() == root;
+  if (sendbuf == MPI_IN_PLACE && !has_result)
+    return fail(MPI_ERR_BUFFER, "MPI_IN_PLACE is only valid at the root of MPI_Reduce");
+  if (sendbuf != MPI_IN_PLACE) FABMPI_TRY(check_buffer(sendbuf, count, *t));
+  if (has_result) {
+    if (recvbuf == MPI_IN_PLACE) return fail(MPI_ERR_BUFFER, "MPI_IN_PLACE is not valid as the receive buffer");
+    FABMPI_TRY(check_buffer(recvbuf, count, *t));
+    FABMPI_TRY(check_no_alias(sendbuf, recvbuf, count > 0 && t->size() > 0));
+  }
+  RequestRef r;
+  FABMPI_TRY(coll::start_reduction(kind, c, sendbuf, recvbuf, count, t, o, root, &r));
+  return finish(r, req);
+}
+
+Rc reduce_scatter(ApiCall& call, Collective kind, const void* sendbuf, void* recvbuf, const int* recvcounts,
+                  int recvcount, MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Request* req) {
+  CommRef c;
+  FABMPI_TRY(call.comm(comm, &c));
+  const int p = c->size();
+  if (kind == Collective::reduce_scatter) FABMPI_TRY(check_counts(recvcounts, p, "recvcounts"));
+  else FABMPI_TRY(check_count(recvcount));
+  DatatypeRef t;
+  FABMPI_TRY(to_datatype(type, &t));
+  OpRef o;
+  FABMPI_TRY(check_op(op, *t, &o));
+  long long total = 0;
+  for (int i = 0; i < p; ++i) total += kind == Collective::reduce_scatter ? recvcounts[i] : recvcount;
+  const int mine = kind == Collective::reduce_scatter ? recvcounts[c->rank()] : recvcount;
+  if (recvbuf == MPI_IN_PLACE) return fail(MPI_ERR_BUFFER, "MPI_IN_PLACE is not valid as the receive buffer");
+  if (sendbuf != MPI_IN_PLACE) FABMPI_TRY(check_buffer(sendbuf, total > 0 ? 1 : 0, *t));
+  FABMPI_TRY(check_buffer(recvbuf, sendbuf == MPI_IN_PLACE ? (total > 0 ? 1 : 0) : mine, *t));
+  FABMPI_TRY(check_no_alias(sendbuf, recvbuf, total > 0 && t->size() > 0));
+  RequestRef r;
+  FABMPI_TRY(coll::start_reduce_scatter(kind, c, sendbuf, recvbuf,
+                                        kind == Collective::reduce_scatter ? counts_span(recvcounts, p)
+                                                                           : counts_span(&recvcount, 1),
+                                        t, o, &r));
+  return finish(r, req);
+}
+
+Rc allgather(ApiCall& call, Collective kind, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+             int recvcount, const int* recvcounts, const int* displs, MPI_Datatype recvtype, MPI_Comm comm,
+             MPI_Request* req) {
+  CommRef c;
+  FABMPI_TRY(call.comm(comm, &c));
+  const int p = c->size();
+  DatatypeRef st, rt;
+  if (sendbuf != MPI_IN_PLACE) FABMPI_TRY(check_buf(sendbuf, sendcount, sendtype, &st, "send buffer"));
+  FABMPI_TRY(to_datatype(recvtype, &rt));
+  if (kind == Collective::allgatherv) {
+    FABMPI_TRY(check_counts(recvcounts, p, "recvcounts"));
+    if (displs == nullptr) return fail(MPI_ERR_ARG, "NULL pointer passed for displs");
+  } else {
+    FABMPI_TRY(check_count(recvcount));
+  }
+  if (recvbuf == MPI_IN_PLACE) return fail(MPI_ERR_BUFFER, "MPI_IN_PLACE is not valid as the receive buffer");
+  FABMPI_TRY(check_buffer(recvbuf, kind == Collective::allgatherv ? 1 : recvcount, *rt));
+  FABMPI_TRY(check_no_alias(sendbuf, recvbuf, sendcount > 0 && st && st->size() > 0));
+  RequestRef r;
+  const bool v = kind == Collective::allgatherv;
+  FABMPI_TRY(coll::start_allgather(kind, c, sendbuf, sendcount, st, recvbuf, recvcount,
+                                   v ? counts_span(recvcounts, p) : coll::Counts{},
+                                   v ? counts_span(displs, p) : coll::Counts{}, rt, &r));
+  return finish(r, req);
+}
+
+Rc gather(ApiCall& call, Collective kind, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+          int recvcount, const int* recvcounts, const int* displs, MPI_Datatype recvtype, int root, MPI_Comm comm,
+          MPI_Request* req) {
+  CommRef c;
+  FABMPI_TRY(call.comm(comm, &c));
+  FABMPI_TRY(check_root(*c, root));
+  const int p = c->size();
+  const bool is_root = c->rank() == root;
+  const bool v = kind == Collective::gatherv;
+  DatatypeRef st, rt;
+  if (sendbuf == MPI_IN_PLACE && !is_root)
+    return fail(MPI_ERR_BUFFER, "MPI_IN_PLACE is only valid at the root of a gather");
+  if (sendbuf != MPI_IN_PLACE) FABMPI_TRY(check_buf(sendbuf, sendcount, sendtype, &st, "send buffer"));
+  if (is_root) {
+    FABMPI_TRY(to_datatype(recvtype, &rt));
+    if (v) {
+      FABMPI_TRY(check_counts(recvcounts, p, "recvcounts"));
+      if (displs == nullptr) return fail(MPI_ERR_ARG, "NULL pointer passed for displs");
+    } else {
+      FABMPI_TRY(check_count(recvcount));
+    }
+    if (recvbuf == MPI_IN_PLACE) return fail(MPI_ERR_BUFFER, "MPI_IN_PLACE is not valid as the receive buffer");
+    FABMPI_TRY(check_buffer(recvbuf, v ? 1 : recvcount, *rt));
+    FABMPI_TRY(check_no_alias(sendbuf, recvbuf, sendcount > 0 && st && st->size() > 0));
+  }
+  RequestRef r;
+  FABMPI_TRY(coll::start_gather(kind, c, sendbuf, sendcount, st, recvbuf, recvcount,
+                                v && is_root ? counts_span(recvcounts, p) : coll::Counts{},
+                                v && is_root ? counts_span(displs, p) : coll::Counts{}, rt, root, &r));
+  return finish(r, req);
+}
+
+Rc scatter(ApiCall& call, Collective kind, const void* sendbuf, int sendcount, const int* sendcounts,
+           const int* displs, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+           MPI_Comm comm, MPI_Request* req) {
+  CommRef c;
+  FABMPI_TRY(call.comm(comm, &c));
+  FABMPI_TRY(check_root(*c, root));
+  const int p = c->size();
+  const bool is_root = c->rank() == root;
+  const bool v = kind == Collective::scatterv;
+  DatatypeRef st, rt;
+  if (recvbuf == MPI_IN_PLACE && !is_root)
+    return fail(MPI_ERR_BUFFER, "MPI_IN_PLACE is only valid at the root of a scatter");
+  if (recvbuf != MPI_IN_PLACE) FABMPI_TRY(check_buf(recvbuf, recvcount, recvtype, &rt, "receive buffer"));
+  if (is_root) {
+    FABMPI_TRY(to_datatype(sendtype, &st));
+    if (v) {
+      FABMPI_TRY(check_counts(sendcounts, p, "sendcounts"));
+      if (displs == nullptr) return fail(MPI_ERR_ARG, "NULL pointer passed for displs");
+    } else {
+      FABMPI_TRY(check_count(sendcount));
+    }
+    if (sendbuf == MPI_IN_PLACE) return fail(MPI_ERR_BUFFER, "MPI_IN_PLACE is not valid as the send buffer");
+    FABMPI_TRY(check_buffer(sendbuf, v ? 1 : sendcount, *st));
+    FABMPI_TRY(check_no_alias(sendbuf, recvbuf, recvcount > 0 && rt && rt->size() > 0));
+  }
+  RequestRef r;
+  FABMPI_TRY(coll::start_scatter(kind, c, sendbuf, sendcount, v && is_root ? counts_span(sendcounts, p) : coll::Counts{},
+                                 v && is_root ? counts_span(displs, p) : coll::Counts{}, st, recvbuf, recvcount, rt,
+                                 root, &r));
+  return finish(r, req);
+}
+
+// One side of an alltoall: counts (uniform or per peer), displacements in elements (v) or bytes (w).
+Rc peer_blocks(int p, int count, const int* counts, const int* displs, MPI_Datatype type, const MPI_Datatype* types,
+               bool bytes, coll::PeerBlocks* out, const char* side) {
+  if (counts) FABMPI_TRY(check_counts(counts, p, side));
+  else FABMPI_TRY(check_count(count));
+  if (counts && displs == nullptr) return fail(MPI_ERR_ARG, "NULL pointer passed for the %s displacements", side);
+  DatatypeRef shared;
+  if (!types) FABMPI_TRY(to_datatype(type, &shared));
+  for (int i = 0; i < p; ++i) {
+    DatatypeRef t = shared;
+    if (types) FABMPI_TRY(to_datatype(types[i], &t));
+    const int n = counts ? counts[i] : count;
+    const MPI_Aint d = counts ? static_cast<MPI_Aint>(displs[i]) : static_cast<MPI_Aint>(i) * count;
+    out->counts.push_back(n);
+    out->byte_displs.push_back(bytes ? d : d * t->extent());
+    out->types.push_back(std::move(t));
+  }
+  return Rc();
+}
+
+Rc alltoall(ApiCall& call, Collective kind, const void* sendbuf, int sendcount, const int* sendcounts,
+            const int* sdispls, MPI_Datatype sendtype, const MPI_Datatype* sendtypes, void* recvbuf, int recvcount,
+            const int* recvcounts, const int* rdispls, MPI_Datatype recvtype, const MPI_Datatype* recvtypes,
+            MPI_Comm comm, MPI_Request* req) {
+  CommRef c;
+  FABMPI_TRY(call.comm(comm, &c));
+  const int p = c->size();
+  const bool w = kind == Collective::alltoallw;
+  if (kind != Collective::alltoall && (recvcounts == nullptr || (sendbuf != MPI_IN_PLACE && sendcounts == nullptr)))
+    return fail(MPI_ERR_ARG, "NULL pointer passed for the counts");
+  if (w && (recvtypes == nullptr || (sendbuf != MPI_IN_PLACE && sendtypes == nullptr)))
+    return fail(MPI_ERR_ARG, "NULL pointer passed for the datatypes");
+  if (recvbuf == MPI_IN_PLACE) return fail(MPI_ERR_BUFFER, "MPI_IN_PLACE is not valid as the receive buffer");
+  coll::PeerBlocks send, recv;
+  FABMPI_TRY(peer_blocks(p, recvcount, recvcounts, rdispls, recvtype, recvtypes, w, &recv, "receive"));
+  if (sendbuf != MPI_IN_PLACE) {
+    FABMPI_TRY(peer_blocks(p, sendcount, sendcounts, sdispls, sendtype, sendtypes, w, &send, "send"));
+    std::size_t bytes = 0;
+    for (int i = 0; i < p; ++i) bytes += static_cast<std::size_t>(send.counts[i]) * send.types[i]->size();
+    FABMPI_TRY(check_no_alias(sendbuf, recvbuf, bytes > 0));
+    if (bytes > 0 && sendbuf == nullptr && kind == Collective::alltoall)
+      return fail(MPI_ERR_BUFFER, "NULL send buffer with count %d", sendcount);
+  }
+  RequestRef r;
+  FABMPI_TRY(coll::start_alltoall(kind, c, sendbuf, send, recvbuf, recv, &r));
+  return finish(r, req);
+}
+
+}  // namespace
+
+// ---- the C API
+
+#pragma weak MPI_Barrier = PMPI_Barrier
+int PMPI_Barrier(MPI_Comm comm) {
+  ApiCall call("MPI_Barrier");
+  return call.finish(barrier(call, comm, nullptr));
+}
+#pragma weak MPI_Ibarrier = PMPI_Ibarrier
+int PMPI_Ibarrier(MPI_Comm comm, MPI_Request* request) {
+  ApiCall call("MPI_Ibarrier");
+  if (!request) return call.finish(check_request_out(request, true));
+  return call.finish(barrier(call, comm, request));
+}
+
+#pragma weak MPI_Bcast = PMPI_Bcast
+int PMPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
+  ApiCall call("MPI_Bcast");
+  return call.finish(bcast(call, buffer, count, datatype, root, comm, nullptr));
+}
+#pragma weak MPI_Ibcast = PMPI_Ibcast
+int PMPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request) {
+  ApiCall call("MPI_Ibcast");
+  if (!request) return call.finish(check_request_out(request, true));
+  return call.finish(bcast(call, buffer, count, datatype, root, comm, request));
+}
+
+#pragma weak MPI_Reduce = PMPI_Reduce
+int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) {
+  ApiCall call("MPI_Reduce");
+  return call.finish(reduction(call, Collective::reduce, sendbuf, recvbuf, count, datatype, op, root, comm, nullptr));
+}
+#pragma weak MPI_Ireduce = PMPI_Ireduce
+int PMPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request* request) {
+  ApiCall call("MPI_Ireduce");
+  if (!request) return call.finish(check_request_out(request, true));
+  return call.finish(reduction(call, Collective::reduce, sendbuf, recvbuf, count, datatype, op, root, comm, request));
+}
+
+#pragma weak MPI_Allreduce = PMPI_Allreduce
+int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  ApiCall call("MPI_Allreduce");
+  return call.finish(reduction(call, Collective::allreduce, sendbuf, recvbuf, count, datatype, op, 0, comm, nullptr));
+}
+#pragma weak MPI_Iallreduce = PMPI_Iallreduce
+int PMPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+  ApiCall call("MPI_Iallreduce");
+  if (!request) return call.finish(check_request_out(request, true));
+  return call.finish(reduction(call, Collective::allreduce, sendbuf, recvbuf, count, datatype, op, 0, comm, request));
+}
+
+#pragma weak MPI_Scan = PMPI_Scan
+int PMPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  ApiCall call("MPI_Scan");
+  return call.finish(reduction(call, Collective::scan, sendbuf, recvbuf, count, datatype, op, 0, comm, nullptr));
+}
+#pragma weak MPI_Iscan = PMPI_Iscan
+int PMPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+  ApiCall call("MPI_Iscan");
+  if (!request) return call.finish(check_request_out(request, true));
+  return call.finish(reduction(call, Collective::scan, sendbuf, recvbuf, count, datatype, op, 0, comm, request));
+}
+
+#pragma weak MPI_Exscan = PMPI_Exscan
+int PMPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  ApiCall call("MPI_Exscan");
+  return call.finish(reduction(call, Collective::exscan, sendbuf, recvbuf, count, datatype, op, 0, comm, nullptr));
+}
+#pragma weak MPI_Iexscan = PMPI_Iexscan
+int PMPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+  ApiCall call("MPI_Iexscan");
+  if (!request) return call.finish(check_request_out(request, true));
+  return call.finish(reduction(call, Collective::exscan, sendbuf, recvbuf, count, datatype, op, 0, comm, request));
+}
+
+#pragma weak MPI_Reduce_scatter = PMPI_Reduce_scatter
+int PMPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  ApiCall call("MPI_Reduce_scatter");
+  return call.finish(reduce_scatter(call, Collective::reduce_scatter, sendbuf, recvbuf, recvcounts, 0, datatype, op, comm, nullptr));
+}
+#pragma weak MPI_Ireduce_scatter = PMPI_Ireduce_scatter
+int PMPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+  ApiCall call("MPI_Ireduce_scatter");
+  if (!request) return call.finish(check_request_out(request, true));
+  return call.finish(reduce_scatter(call, Collective::reduce_scatter, sendbuf, recvbuf, recvcounts, 0, datatype, op, comm, request));
+}
+
+#pragma weak MPI_Reduce_scatter_block = PMPI_Reduce_scatter_block
+int PMPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  ApiCall call("MPI_Reduce_scatter_block");
+  return call.finish(reduce_scatter(call, Collective::reduce_scatter_block, sendbuf, recvbuf, nullptr, recvcount, datatype, op, comm, nullptr));
+}
+#pragma weak MPI_Ireduce_scatter_block = PMPI_Ireduce_scatter_block
+int PMPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+  ApiCall call("MPI_Ireduce_scatter_block");
+  if (!request) return call.finish(check_request_out(request, true));
+  return call.finish(reduce_scatter(call, Collective::reduce_scatter_block, sendbuf, recvbuf, nullptr, recvcount, datatype, op, comm, request));
+}
+
+#pragma weak MPI_Allgather = PMPI_Allgather
+int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  ApiCall call("MPI_Allgather");
+  return call.finish(allgather(call, Collective::allgather, sendbuf, sendcount, sendtype, recvbuf, recvcount, nullptr, nullptr, recvtype, comm, nullptr));
+}
+#pragma weak MPI_Iallgather = PMPI_Iallgather
+int PMPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  ApiCall call("MPI_Iallgather");
+  if (!request) return call.finish(check_request_out(request, true));
+  return call.finish(allgather(call, Collective::allgather, sendbuf, sendcount, sendtype, recvbuf, recvcount, nullptr, nullptr, recvtype, comm, request));
+}
+
+#pragma weak MPI_Allgatherv = PMPI_Allgatherv
+int PMPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
+  ApiCall call("MPI_Allgatherv");
+  return call.finish(allgather(call, Collective::allgatherv, sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype, comm, nullptr));
+}
+#pragma weak MPI_Iallgatherv = PMPI_Iallgatherv
+int PMPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  ApiCall call("MPI_Iallgatherv");
+  if (!request) return call.finish(check_request_out(request, true));
+  return call.finish(allgather(call, Collective::allgatherv, sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype, comm, request));
+}
+
+#pragma weak MPI_Gather = PMPI_Gather
+int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  ApiCall call("MPI_Gather");
+  return call.finish(gather(call, Collective::gather, sendbuf, sendcount, sendtype, recvbuf, recvcount, nullptr, nullptr, recvtype, root, comm, nullptr));
+}
+#pragma weak MPI_Igather = PMPI_Igather
+int PMPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
+  ApiCall call("MPI_Igather");
+  if (!request) return call.finish(check_request_out(request, true));
+  return call.finish(gather(call, Collective::gather, sendbuf, sendcount, sendtype, recvbuf, recvcount, nullptr, nullptr, recvtype, root, comm, request));
+}
+
+#pragma weak MPI_Gatherv = PMPI_Gatherv
+int PMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  ApiCall call("MPI_Gatherv");
+  return call.finish(gather(call, Collective::gatherv, sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype, root, comm, nullptr));
+}
+#pragma weak MPI_Igatherv = PMPI_Igatherv
+int PMPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
+  ApiCall call("MPI_Igatherv");
+  if (!request) return call.finish(check_request_out(request, true));
+  return call.finish(gather(call, Collective::gatherv, sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype, root, comm, request));
+}
+
+#pragma weak MPI_Scatter = PMPI_Scatter
+int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  ApiCall call("MPI_Scatter");
+  return call.finish(scatter(call, Collective::scatter, sendbuf, sendcount, nullptr, nullptr, sendtype, recvbuf, recvcount, recvtype, root, comm, nullptr));
+}
+#pragma weak MPI_Iscatter = PMPI_Iscatter
+int PMPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
+  ApiCall call("MPI_Iscatter");
+  if (!request) return call.finish(check_request_out(request, true));
+  return call.finish(scatter(call, Collective::scatter, sendbuf, sendcount, nullptr, nullptr, sendtype, recvbuf, recvcount, recvtype, root, comm, request));
+}
+
+#pragma weak MPI_Scatterv = PMPI_Scatterv
+int PMPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  ApiCall call("MPI_Scatterv");
+  return call.finish(scatter(call, Collective::scatterv, sendbuf, 0, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, nullptr));
+}
+#pragma weak MPI_Iscatterv = PMPI_Iscatterv
+int PMPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
+  ApiCall call("MPI_Iscatterv");
+  if (!request) return call.finish(check_request_out(request, true));
+  return call.finish(scatter(call, Collective::scatterv, sendbuf, 0, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request));
+}
+
+#pragma weak MPI_Alltoall = PMPI_Alltoall
+int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  ApiCall call("MPI_Alltoall");
+  return call.finish(alltoall(call, Collective::alltoall, sendbuf, sendcount, nullptr, nullptr, sendtype, nullptr, recvbuf, recvcount, nullptr, nullptr, recvtype, nullptr, comm, nullptr));
+}
+#pragma weak MPI_Ialltoall = PMPI_Ialltoall
+int PMPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  ApiCall call("MPI_Ialltoall");
+  if (!request) return call.finish(check_request_out(request, true));
+  return call.finish(alltoall(call, Collective::alltoall, sendbuf, sendcount, nullptr, nullptr, sendtype, nullptr, recvbuf, recvcount, nullptr, nullptr, recvtype, nullptr, comm, request));
+}
+
+#pragma weak MPI_Alltoallv = PMPI_Alltoallv
+int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
+  ApiCall call("MPI_Alltoallv");
+  return call.finish(alltoall(call, Collective::alltoallv, sendbuf, 0, sendcounts, sdispls, sendtype, nullptr, recvbuf, 0, recvcounts, rdispls, recvtype, nullptr, comm, nullptr));
+}
+#pragma weak MPI_Ialltoallv = PMPI_Ialltoallv
+int PMPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  ApiCall call("MPI_Ialltoallv");
+  if (!request) return call.finish(check_request_out(request, true));
+  return call.finish(alltoall(call, Collective::alltoallv, sendbuf, 0, sendcounts, sdispls, sendtype, nullptr, recvbuf, 0, recvcounts, rdispls, recvtype, nullptr, comm, request));
+}
+
+#pragma weak MPI_Alltoallw = PMPI_Alltoallw
+int PMPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
+  ApiCall call("MPI_Alltoallw");
+  return call.finish(alltoall(call, Collective::alltoallw, sendbuf, 0, sendcounts, sdispls, MPI_DATATYPE_NULL, sendtypes, recvbuf, 0, recvcounts, rdispls, MPI_DATATYPE_NULL, recvtypes, comm, nullptr));
+}
+#pragma weak MPI_Ialltoallw = PMPI_Ialltoallw
+int PMPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request) {
+  ApiCall call("MPI_Ialltoallw");
+  if (!request) return call.finish(check_request_out(request, true));
+  return call.finish(alltoall(call, Collective::alltoallw, sendbuf, 0, sendcounts, sdispls, MPI_DATATYPE_NULL, sendtypes, recvbuf, 0, recvcounts, rdispls, MPI_DATATYPE_NULL, recvtypes, comm, request));
+}

@@ -1,0 +1,209 @@
+#include "coll/engine.hpp"
+
+#include <cctype>
+#include <fstream>
+#include <sstream>
+
+#include "common/log.hpp"
+#include "pt2pt/engine.hpp"
+
+namespace fabmpi::coll {
+namespace {
+
+// The schedule's point-to-point: bytes over the pt2pt engine's collective channel.
+class EngineTransport final : public Transport {
+ public:
+  EngineTransport(Runtime& runtime, CommRef comm)
+      : runtime_(runtime), comm_(std::move(comm)), byte_(builtin_datatype(MPI_BYTE)) {}
+  Rc isend(const void* buf, std::size_t bytes, int peer, int tag, RequestRef* out) override {
+    return runtime_.pt2pt().isend(buf, bytes, byte_, peer, tag, comm_, pt2pt::Channel::collective,
+                                  pt2pt::SendMode::standard, out);
+  }
+  Rc irecv(void* buf, std::size_t bytes, int peer, int tag, RequestRef* out) override {
+    return runtime_.pt2pt().irecv(buf, bytes, byte_, peer, tag, comm_, pt2pt::Channel::collective, out);
+  }
+
+ private:
+  Runtime& runtime_;
+  CommRef comm_;
+  DatatypeRef byte_;
+};
+
+class OpReducer final : public Reducer {
+ public:
+  OpReducer(OpRef op, DatatypeRef type) : op_(std::move(op)), type_(std::move(type)) {
+    const ElementType e = type_->element_type();
+    if (op_->builtin() && e != ElementType::none && !is_pair_element(e) && element_type_extent(e) != 0) {
+      kernel_ = reduce_kernel(op_->predefined(), e);
+      elements_per_item_ = type_->size() / element_type_extent(e);
+    }
+  }
+  void reduce(const void* in, void* inout, std::size_t count) const override {
+    if (count == 0) return;
+    if (kernel_) {  // a predefined op on a single element type: the packed stream is an array of them
+      kernel_(in, inout, count * elements_per_item_);
+      return;
+    }
+    const Datatype& t = *type_;
+    if (t.is_contiguous()) {  // packed == memory layout, shifted by true_lb
+      op_->apply(static_cast<const std::byte*>(in) - t.true_lb(), static_cast<std::byte*>(inout) - t.true_lb(),
+                 count, t);
+      return;
+    }
+    // Through the memory layout: unpack both operands, apply, pack the result back.
+    const std::size_t span = static_cast<std::size_t>((static_cast<MPI_Aint>(count) - 1) * t.extent() + t.true_extent());
+    std::vector<std::byte> a(span), b(span);
+    std::byte* a_origin = a.data() - t.true_lb();
+    std::byte* b_origin = b.data() - t.true_lb();
+    const std::size_t bytes = count * t.size();
+    t.unpack(in, bytes, 0, a_origin, count);
+    t.unpack(inout, bytes, 0, b_origin, count);
+    op_->apply(a_origin, b_origin, count, t);
+    t.pack(b_origin, count, 0, inout, bytes);
+  }
+  bool commutative() const override { return op_->commutative(); }
+
+ private:
+  OpRef op_;
+  DatatypeRef type_;
+  ReduceKernel kernel_ = nullptr;
+  std::size_t elements_per_item_ = 0;
+};
+
+const std::string& forced_name(const Tunables& t, Collective c) {
+  switch (c) {
+    case Collective::barrier: return t.barrier_algorithm;
+    case Collective::bcast: return t.bcast_algorithm;
+    case Collective::reduce: return t.reduce_algorithm;
+    case Collective::allreduce: return t.allreduce_algorithm;
+    case Collective::allgather: return t.allgather_algorithm;
+    case Collective::allgatherv: return t.allgatherv_algorithm;
+    case Collective::gather: return t.gather_algorithm;
+    case Collective::gatherv: return t.gatherv_algorithm;
+    case Collective::scatter: return t.scatter_algorithm;
+    case Collective::scatterv: return t.scatterv_algorithm;
+    case Collective::reduce_scatter: return t.reduce_scatter_algorithm;
+    case Collective::reduce_scatter_block: return t.reduce_scatter_block_algorithm;
+    case Collective::alltoall: return t.alltoall_algorithm;
+    case Collective::alltoallv: return t.alltoallv_algorithm;
+    case Collective::alltoallw: return t.alltoallw_algorithm;
+    case Collective::scan: return t.scan_algorithm;
+    case Collective::exscan: return t.exscan_algorithm;
+  }
+  return t.barrier_algorithm;
+}
+
+std::string env_name(Collective c) {
+  std::string name = std::string("FABMPI_") + collective_name(c) + "_ALGORITHM";
+  for (char& ch : name) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  return name;
+}
+
+}  // namespace
+
+std::byte* CollRequest::scratch(std::size_t bytes) {
+  buffers.push_back(std::make_unique<std::byte[]>(bytes == 0 ? 1 : bytes));
+  return buffers.back().get();
+}
+
+std::unique_ptr<Reducer> make_op_reducer(const OpRef& op, const DatatypeRef& type) {
+  return std::make_unique<OpReducer>(op, type);
+}
+
+Rc Engine::create(Runtime& runtime, std::unique_ptr<Engine>* out) {
+  std::unique_ptr<Engine> engine(new Engine(runtime));
+  const Tunables& t = runtime.tunables();
+  std::string error;
+  if (!t.coll_table.empty()) {
+    std::ifstream in(t.coll_table);
+    if (!in) return fail(MPI_ERR_OTHER, "FABMPI_COLL_TABLE=%s: cannot open the file", t.coll_table.c_str());
+    std::stringstream text;
+    text << in.rdbuf();
+    if (!SelectionTable::parse(text.str(), t.coll_table, &engine->table_, &error))
+      return fail(MPI_ERR_OTHER, "FABMPI_COLL_TABLE: %s", error.c_str());
+  } else if (!SelectionTable::parse(kBuiltinSelectionTable, "built-in table", &engine->table_, &error)) {
+    return fail(MPI_ERR_INTERN, "%s", error.c_str());
+  }
+  for (int i = 0; i < kCollectiveCount; ++i) {
+    const auto c = static_cast<Collective>(i);
+    const std::string& name = forced_name(t, c);
+    if (name.empty()) continue;
+    engine->forced_[static_cast<std::size_t>(i)] = find_algorithm(c, name);
+    if (!engine->forced_[static_cast<std::size_t>(i)])
+      return fail(MPI_ERR_OTHER, "%s=%s: no such %s algorithm (valid: %s)", env_name(c).c_str(), name.c_str(),
+                  collective_name(c), algorithm_names(c).c_str());
+  }
+  FABMPI_LOG(debug, coll, "collective engine: %zu selection rules from %s", engine->table_.rules.size(),
+             engine->table_.source.c_str());
+  *out = std::move(engine);
+  return Rc();
+}
+
+Rc Engine::start(const std::shared_ptr<CollRequest>& request, const SelectionKey& key, const CollArgs& args) {
+  const auto index = static_cast<std::size_t>(key.collective);
+  Decision d = select_algorithm(table_, key, forced_[index]);
+  for (const std::string& w : d.warnings) {
+    if (!warned_[index]) FABMPI_LOG(warn, coll, "%s", w.c_str());
+    else FABMPI_LOG(info, coll, "%s", w.c_str());
+  }
+  if (!d.warnings.empty()) warned_[index] = true;
+  FABMPI_LOG(info, coll, "%s: %s (ranks %d, bytes %zu%s%s%s) by %s", collective_name(key.collective),
+             d.algorithm->name, key.comm_size, key.bytes, key.commutative ? "" : ", non-commutative",
+             key.builtin_op ? "" : ", user op", key.in_place ? ", in place" : "", d.reason.c_str());
+
+  Comm& comm = *request->comm;
+  if (!request->transport) request->transport = std::make_unique<EngineTransport>(runtime_, request->comm);
+  Context ctx;
+  ctx.transport = request->transport.get();
+  ctx.rank = comm.rank();
+  ctx.size = comm.size();
+  ctx.tag = static_cast<int>(comm.next_collective_sequence() & 0x7fffffffu);
+  request->schedule = d.algorithm->make(ctx, args, d.params);
+  if (request->schedule->progress()) {
+    finish(*request);
+  } else {
+    active_.push_back(request);
+  }
+  return Rc();
+}
+
+void Engine::finish(CollRequest& request) {
+  const Rc rc = request.schedule->error();
+  if (rc.ok()) {
+    for (auto& step : request.on_complete) step();
+  } else {
+    request.error = rc.code();
+  }
+  request.mark_complete();
+}
+
+int Engine::progress() {
+  if (progressing_ || active_.empty()) return 0;  // re-entered from below a schedule: nothing to do
+  progressing_ = true;
+  int events = 0;
+  // Index loop: finishing a collective may not start another, but keep it robust anyway.
+  for (std::size_t i = 0; i < active_.size();) {
+    std::shared_ptr<CollRequest> request = active_[i];
+    if (request->schedule->progress()) {
+      finish(*request);
+      active_.erase(active_.begin() + static_cast<std::ptrdiff_t>(i));
+      ++events;
+    } else {
+      ++i;
+    }
+  }
+  progressing_ = false;
+  return events;
+}
+
+Rc attach(Runtime& runtime) {
+  std::unique_ptr<Engine> engine;
+  FABMPI_TRY(Engine::create(runtime, &engine));
+  runtime.add_progress_source(engine.get());
+  runtime.collectives = std::move(engine);
+  return Rc();
+}
+
+Engine& engine_of(Runtime& runtime) { return static_cast<Engine&>(*runtime.collectives); }
+
+}  // namespace fabmpi::coll

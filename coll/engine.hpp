@@ -1,0 +1,75 @@
+// The collective engine: one per Runtime (in Runtime::collectives), a progress source that advances
+// every collective in flight. It owns the selection table and the forced algorithm names (both checked
+// when MPI starts), chooses an algorithm per call, and runs its schedule over the pt2pt engine.
+#pragma once
+
+#include <array>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "coll/registry.hpp"
+#include "coll/selection.hpp"
+#include "runtime/comm.hpp"
+#include "runtime/datatype.hpp"
+#include "runtime/op.hpp"
+#include "runtime/request.hpp"
+#include "runtime/runtime.hpp"
+
+namespace fabmpi::coll {
+
+// A collective in flight: its schedule and everything the schedule points into (transport, reducer,
+// staging buffers), plus the unpacking to do once it completes.
+class CollRequest final : public Request {
+ public:
+  explicit CollRequest(CommRef c) : Request(Kind::collective), comm(std::move(c)) {}
+
+  // Storage for the call's packed copies; the pointer stays valid for the request's life.
+  std::byte* scratch(std::size_t bytes);
+
+  CommRef comm;
+  std::vector<DatatypeRef> types;  // keep the call's datatypes alive
+  OpRef op;
+  std::unique_ptr<Transport> transport;
+  std::unique_ptr<Reducer> reducer;
+  std::vector<std::unique_ptr<std::byte[]>> buffers;
+  std::vector<std::function<void()>> on_complete;  // e.g. unpack a staged result into the user's buffer
+  ScheduleRef schedule;                             // last: destroyed first, it points into the above
+};
+
+class Engine final : public ProgressSource {
+ public:
+  // Reads the table (FABMPI_COLL_TABLE or the built-in one) and the FABMPI_<COLL>_ALGORITHM names.
+  // Fails with a message naming the valid choices when one is unknown.
+  static Rc create(Runtime& runtime, std::unique_ptr<Engine>* out);
+
+  int progress() override;
+
+  // Selects an algorithm for `key`, builds its schedule on `request` and starts it. `args` is in
+  // packed form (see algorithms.hpp); the request's reducer/transport are set here when needed.
+  Rc start(const std::shared_ptr<CollRequest>& request, const SelectionKey& key, const CollArgs& args);
+
+  const SelectionTable& table() const { return table_; }
+
+ private:
+  explicit Engine(Runtime& runtime) : runtime_(runtime) {}
+  void finish(CollRequest& request);
+
+  Runtime& runtime_;
+  SelectionTable table_;
+  std::array<const Algorithm*, kCollectiveCount> forced_{};
+  std::array<bool, kCollectiveCount> warned_{};
+  std::vector<std::shared_ptr<CollRequest>> active_;
+  bool progressing_ = false;
+};
+
+// Creates the runtime's collective engine and registers it as a progress source (Runtime::create).
+Rc attach(Runtime& runtime);
+// The runtime's collective engine (attach() must have run).
+Engine& engine_of(Runtime& runtime);
+
+// Reduces packed elements of `type` with `op` (predefined kernels straight on the packed stream;
+// user functions and pair types through the type's memory layout).
+std::unique_ptr<Reducer> make_op_reducer(const OpRef& op, const DatatypeRef& type);
+
+}  // namespace fabmpi::coll

@@ -1,0 +1,114 @@
+// The frame every collective algorithm is written in: a Schedule is a task with an explicit phase that
+// posts a batch of sends/receives, and whose step() runs again once the whole batch has completed.
+// Algorithms see contiguous bytes only (the collective layer packs derived datatypes), talk to ranks
+// through a narrow Transport, and reduce through a Reducer, so they run unchanged over the pt2pt engine
+// or over the in-memory transport of the unit tests.
+#pragma once
+
+#include <cstddef>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "runtime/rc.hpp"
+#include "runtime/request.hpp"
+
+namespace fabmpi::coll {
+
+// Point-to-point underneath a collective: bytes to/from a rank of the communicator, in the
+// collective tag space. Messages between a pair with the same tag are non-overtaking.
+class Transport {
+ public:
+  virtual ~Transport() = default;
+  virtual Rc isend(const void* buf, std::size_t bytes, int peer, int tag, RequestRef* out) = 0;
+  virtual Rc irecv(void* buf, std::size_t bytes, int peer, int tag, RequestRef* out) = 0;
+};
+
+// The reduction of one collective call, on packed elements: inout[i] = in[i] (op) inout[i].
+class Reducer {
+ public:
+  virtual ~Reducer() = default;
+  virtual void reduce(const void* in, void* inout, std::size_t count) const = 0;
+  virtual bool commutative() const = 0;
+};
+
+// Who is running the schedule. `shift` rotates ranks for rooted collectives: algorithms work in
+// virtual ranks (vrank 0 = the root) and the frame maps them back.
+struct Context {
+  Transport* transport = nullptr;
+  int rank = 0;
+  int size = 1;
+  int tag = 0;
+  int shift = 0;
+};
+
+// Parameters a selection rule may attach to an algorithm (0 = the algorithm's default).
+struct AlgorithmParams {
+  std::size_t chunk_bytes = 0;  // pipelined_chain: bytes per pipeline stage
+  int window = 0;               // scattered alltoall: pairs in flight
+};
+
+class Schedule {
+ public:
+  explicit Schedule(const Context& ctx) : ctx_(ctx) {}
+  virtual ~Schedule() = default;
+  Schedule(const Schedule&) = delete;
+  Schedule& operator=(const Schedule&) = delete;
+
+  // Advances as far as possible without blocking; true once finished (then look at error()).
+  virtual bool progress();
+  Rc error() const { return error_; }
+
+ protected:
+  // Runs when every request of the previous batch has completed. Posts the next batch and returns
+  // false, or returns true when the schedule is done.
+  virtual bool step() = 0;
+
+  int vrank() const { return (ctx_.rank - ctx_.shift + ctx_.size) % ctx_.size; }
+  int size() const { return ctx_.size; }
+  int real_rank(int vpeer) const { return (vpeer + ctx_.shift) % ctx_.size; }
+  // Sends/receives to a virtual rank; failures end the schedule with that error.
+  void send(const void* buf, std::size_t bytes, int vpeer);
+  void recv(void* buf, std::size_t bytes, int vpeer);
+  // Ends the schedule with an error (returns true for `return fail_with(...)` in step()).
+  bool fail_with(Rc rc);
+
+  // inout = peer (op) inout when the peer's data comes before ours in rank order, else
+  // inout = inout (op) peer; `peer` may be clobbered. This keeps non-commutative ops in rank order.
+  static void reduce_ordered(const Reducer& r, void* peer, void* inout, std::size_t count,
+                             std::size_t elem_size, bool peer_is_lower);
+
+  Context ctx_;
+  Rc error_;
+
+ private:
+  std::vector<RequestRef> batch_;
+  bool done_ = false;
+};
+
+// Runs schedules one after another (e.g. scatter then allgather for a large broadcast).
+class Sequence final : public Schedule {
+ public:
+  explicit Sequence(const Context& ctx) : Schedule(ctx) {}
+  void add(std::unique_ptr<Schedule> part) { parts_.push_back(std::move(part)); }
+  bool progress() override;
+
+  // Scratch memory the parts share (size it before handing out pointers).
+  std::vector<std::byte> storage;
+
+ protected:
+  bool step() override { return true; }
+
+ private:
+  std::vector<std::unique_ptr<Schedule>> parts_;
+  std::size_t current_ = 0;
+};
+
+// A byte buffer owned by a schedule.
+using Bytes = std::vector<std::byte>;
+
+inline void copy_bytes(void* dst, const void* src, std::size_t n) {
+  if (n != 0 && dst != src) std::memmove(dst, src, n);
+}
+
+}  // namespace fabmpi::coll
