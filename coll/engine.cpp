@@ -157,7 +157,8 @@ Rc Engine::start(const std::shared_ptr<CollRequest>& request, const SelectionKey
   ctx.transport = request->transport.get();
   ctx.rank = comm.rank();
   ctx.size = comm.size();
-  ctx.tag = static_cast<int>(comm.next_collective_sequence() & 0x7fffffffu);
+  // Tags at and above 0x40000000 belong to communicator creation (runtime/comm_create.cpp).
+  ctx.tag = static_cast<int>(comm.next_collective_sequence() & 0x3fffffffu);
   request->schedule = d.algorithm->make(ctx, args, d.params);
   if (request->schedule->progress()) {
     finish(*request);
