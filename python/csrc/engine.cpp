@@ -23,7 +23,9 @@ struct Tunables {
     // starts sleeping between MPI_Test rounds. Default 1000.
     std::chrono::microseconds spin{1000};
     // FABMPI_TORCH_NATIVE_HALF: "f16", "bf16", "f16,bf16" or "all": use MPIX_C_FLOAT16 / MPIX_BFLOAT16 with
-    // the built-in reduction ops instead of our own MPI_Op over a 2-byte type. Default: none.
+    // the built-in reduction ops instead of our own MPI_Op over a 2-byte type; "none": never. Default (unset
+    // or "auto"): native on fabmpi's libmpi (it has both types and reduces them natively), user ops elsewhere.
+    bool half_auto = true;
     bool native_f16 = false, native_bf16 = false;
     // FABMPI_TORCH_SHUTDOWN_GRACE_MS: at exit, how long to wait for ops still in flight. Default 2000.
     std::chrono::milliseconds grace{2000};
@@ -32,8 +34,10 @@ struct Tunables {
         static const Tunables t = [] {
             Tunables r;
             if (const char* s = std::getenv("FABMPI_TORCH_SPIN_US")) r.spin = std::chrono::microseconds(std::atol(s));
-            if (const char* s = std::getenv("FABMPI_TORCH_NATIVE_HALF")) {
-                std::string v = std::string(s) + ",";
+            const char* half = std::getenv("FABMPI_TORCH_NATIVE_HALF");
+            if (half && *half && std::string(half) != "auto") {
+                r.half_auto = false;
+                std::string v = std::string(half) + ",";
                 for (size_t b = 0, e; (e = v.find(',', b)) != std::string::npos; b = e + 1) {
                     std::string tok = v.substr(b, e - b);
                     if (tok == "all" || tok == "f16" || tok == "fp16" || tok == "float16") r.native_f16 = true;
@@ -134,6 +138,7 @@ void Engine::init_mpi(const InitRequest& req) {
             throw Error("fabmpi: MPI was initialised elsewhere with thread level " + std::to_string(provided_) +
                         "; torch_fabmpi calls MPI from its own worker thread and needs MPI_THREAD_SERIALIZED or "
                         "MPI_THREAD_MULTIPLE (initialise with MPI_Init_thread, or import torch_fabmpi first)");
+        bootstrap_ = "adopted";
     } else if (req.use_store) {
         auto fn = reinterpret_cast<MPIX_Init_with_store_fn>(dlsym(RTLD_DEFAULT, "MPIX_Init_with_store"));
         if (!fn)
@@ -155,10 +160,12 @@ void Engine::init_mpi(const InitRequest& req) {
         bs.fence = req.fence;
         check_mpi(fn(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided_, &bs), "init", "MPIX_Init_with_store");
         we_initialized_ = true;
+        bootstrap_ = "store";
     } else {
         // The worker is the thread that initialises MPI, so even FUNNELED would do.
         check_mpi(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided_), "init", "MPI_Init_thread");
         we_initialized_ = true;
+        bootstrap_ = "init";
     }
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm_rank(MPI_COMM_WORLD, &world_rank_);
@@ -170,8 +177,11 @@ void Engine::init_mpi(const InitRequest& req) {
 
 void Engine::init_types() {
     const auto& t = Tunables::get();
-    half_.native_f16 = t.native_f16;
-    half_.native_bf16 = t.native_bf16;
+    // MPI_Get_library_version rather than the FABMPI macro: a build against MPICH's mpi.h may run on
+    // fabmpi's libmpi (installed as libmpich.so.12 too), and the other way round.
+    const bool on_fabmpi = library_version().rfind("fabmpi", 0) == 0;
+    half_.native_f16 = t.half_auto ? on_fabmpi : t.native_f16;
+    half_.native_bf16 = t.half_auto ? on_fabmpi : t.native_bf16;
     auto two_bytes = [](MPI_Datatype* out) {
         check_mpi(MPI_Type_contiguous(2, MPI_BYTE, out), "init", "MPI_Type_contiguous");
         check_mpi(MPI_Type_commit(out), "init", "MPI_Type_commit");

@@ -87,6 +87,12 @@ public:
     int world_size() const { return world_size_; }
     int thread_level() const { return provided_; }
     const HalfTypes& half() const { return half_; }
+    // How MPI was started: "init" (MPI_Init_thread: PMI, or a singleton), "store" (MPIX_Init_with_store),
+    // "adopted" (initialised by someone else); empty before initialisation.
+    std::string bootstrap() const {
+        std::lock_guard<std::mutex> lk(mu_);
+        return mpi_ready_ ? bootstrap_ : std::string();
+    }
 
     void submit(std::shared_ptr<Op> op);
     // Runs fn on the worker (between progress steps) and waits; rethrows what fn throws.
@@ -119,6 +125,7 @@ private:
     bool we_initialized_ = false;
     int world_rank_ = 0, world_size_ = 1, provided_ = 0;
     HalfTypes half_;
+    std::string bootstrap_;
 };
 
 }  // namespace fabmpi_torch

@@ -143,6 +143,14 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
     m.def("thread_level", [] { return Engine::get().thread_level(); });
     m.def("bcast_string", &bcast_string, py::call_guard<py::gil_scoped_release>());
     m.def("library_version", &library_version);
+    m.def("bootstrap", [] { return Engine::get().bootstrap(); });
+    m.def("half_types", [] {
+        const auto& h = Engine::get().half();
+        py::dict d;
+        d["float16"] = h.native_f16 ? "MPIX_C_FLOAT16" : "user op";
+        d["bfloat16"] = h.native_bf16 ? "MPIX_BFLOAT16" : "user op";
+        return d;
+    });
     m.def("has_store_bootstrap", [] { return dlsym(RTLD_DEFAULT, "MPIX_Init_with_store") != nullptr; });
     m.attr("torch_version_major") = TORCH_VERSION_MAJOR;
 }

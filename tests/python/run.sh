@@ -1,14 +1,22 @@
 #!/bin/bash
-# Runs the torch_fabmpi suite at 1..4 ranks and prints "N passed, N failed".
+# Runs the torch_fabmpi suite and prints "N passed, N failed".
 #   tests/python/run.sh [LAUNCHER]      LAUNCHER defaults to $FABMPI_LAUNCHER, else mpiexec.hydra
-# The launcher is called as "$LAUNCHER -n N /usr/bin/python3 -m pytest ...", so fabmpi's mpirun fits too.
+# The launcher is called as "$LAUNCHER -n N /usr/bin/python3 -m pytest ...", so fabmpi's mpirun fits too, and
+# so does tests/python/torchrun.sh (torchrun: store bootstrap).
+# Passes, each bounded by FABMPI_TEST_RUN_TIMEOUT seconds:
+#   FABMPI_TEST_SIZES ("1 2 3 4")        the whole suite under LAUNCHER at these rank counts
+#   FABMPI_TEST_HALF_SIZES ("2 4")       float16/bfloat16 tests again with the other half-type path
+#                                        (FABMPI_TORCH_NATIVE_HALF=none when the default is native, else all)
+#   FABMPI_TEST_TORCHRUN_SIZES ("2 4" when the MPI library has MPIX_Init_with_store, else "")
+#                                        the whole suite under tests/python/torchrun.sh
 # A test counts as passed only if it passed on every rank; a rank that never reports (crash, hang killed by
-# the per-run timeout) counts its tests as failed. Each run is bounded by FABMPI_TEST_RUN_TIMEOUT seconds.
+# the per-run timeout) counts its tests as failed.
 set -u
 LAUNCHER=${1:-${FABMPI_LAUNCHER:-mpiexec.hydra}}
 PYTHON=${PYTHON:-/usr/bin/python3}
 RUN_TIMEOUT=${FABMPI_TEST_RUN_TIMEOUT:-240}
-SIZES=${FABMPI_TEST_SIZES:-"1 2 3 4"}
+SIZES=${FABMPI_TEST_SIZES-"1 2 3 4"}
+HALF_SIZES=${FABMPI_TEST_HALF_SIZES-"2 4"}
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 OUT=$(mktemp -d /tmp/torch_fabmpi_tests.XXXXXX)
@@ -21,23 +29,44 @@ if ! "$PYTHON" -c "import torch_fabmpi" 2>/dev/null; then
         || { echo "build failed, see $OUT/build.log"; echo "0 passed, 1 failed"; exit 1; }
 fi
 
-for n in $SIZES; do
-    mkdir -p "$OUT/np$n"
-    echo "=== $n rank(s): $LAUNCHER -n $n"
-    FABMPI_TEST_XML_DIR="$OUT/np$n" timeout -k 10 "$RUN_TIMEOUT" \
-        $LAUNCHER -n "$n" "$PYTHON" -m pytest -q -p no:cacheprovider "$HERE" \
-        >"$OUT/np$n/log" 2>&1
-    echo "    exit $? (log: $OUT/np$n/log)"
-done
+# The half-type path the library does not use by default, and whether torchrun can work at all.
+probe=$("$PYTHON" -c "import torch_fabmpi as t; v = t.mpi_library_version(); \
+print(int(v.startswith('fabmpi')), int(t.has_store_bootstrap()))" 2>/dev/null || echo "0 0")
+read -r on_fabmpi has_store <<<"$probe"
+[ "$on_fabmpi" = 1 ] && other_half=none || other_half=all
+if [ "$has_store" = 1 ]; then TORCHRUN_SIZES=${FABMPI_TEST_TORCHRUN_SIZES-"2 4"}; else TORCHRUN_SIZES=""; fi
 
-"$PYTHON" - "$OUT" $SIZES <<'PY'
+passes=()  # directory names under $OUT; the rank count is the number after "np"
+run_pass() {  # run_pass DIR N LAUNCHER [env assignments...] -- [pytest args...]
+    local dir=$1 n=$2 launcher=$3
+    shift 3
+    local envs=()
+    while [ $# -gt 0 ] && [ "$1" != "--" ]; do envs+=("$1"); shift; done
+    [ $# -gt 0 ] && shift
+    mkdir -p "$OUT/$dir"
+    passes+=("$dir")
+    echo "=== $dir: $launcher -n $n ${envs[*]} $*"
+    env FABMPI_TEST_XML_DIR="$OUT/$dir" "${envs[@]}" timeout -k 10 "$RUN_TIMEOUT" \
+        $launcher -n "$n" "$PYTHON" -m pytest -q -p no:cacheprovider "$HERE" "$@" \
+        >"$OUT/$dir/log" 2>&1
+    echo "    exit $? (log: $OUT/$dir/log)"
+}
+for n in $SIZES; do run_pass "np$n" "$n" "$LAUNCHER" --; done
+for n in $HALF_SIZES; do
+    run_pass "np$n-half-$other_half" "$n" "$LAUNCHER" FABMPI_TORCH_NATIVE_HALF=$other_half -- \
+        -k "float16 or bfloat16 or half_types"
+done
+for n in $TORCHRUN_SIZES; do run_pass "np$n-torchrun" "$n" "$HERE/torchrun.sh" --; done
+
+"$PYTHON" - "$OUT" "${passes[@]}" <<'PY'
 import glob, os, sys
 import xml.etree.ElementTree as ET
-out, sizes = sys.argv[1], [int(s) for s in sys.argv[2:]]
+out, passes = sys.argv[1], sys.argv[2:]
 passed = failed = skipped = 0
-for n in sizes:
+for name in passes:
+    n = int(name[2:].split("-")[0])
     results = {}  # test id -> list of per-rank outcomes
-    files = glob.glob(os.path.join(out, f"np{n}", "rank*.xml"))
+    files = glob.glob(os.path.join(out, name, "rank*.xml"))
     for f in files:
         try:
             root = ET.parse(f).getroot()
@@ -57,15 +86,15 @@ for n in sizes:
     for tid, outs in results.items():
         if "failed" in outs or len(outs) < n:
             f += 1
-            print(f"  FAILED np={n} {tid} {outs}")
+            print(f"  FAILED {name} {tid} {outs}")
         elif all(o == "skipped" for o in outs):
             s += 1
         else:
             p += 1
     if ranks < n or not results:
         f += max(1, n - ranks)
-        print(f"  np={n}: only {ranks} of {n} ranks reported")
-    print(f"np={n}: {p} passed, {f} failed, {s} skipped")
+        print(f"  {name}: only {ranks} of {n} ranks reported")
+    print(f"{name}: {p} passed, {f} failed, {s} skipped")
     passed, failed, skipped = passed + p, failed + f, skipped + s
 print(f"{passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)

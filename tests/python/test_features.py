@@ -1,4 +1,5 @@
 """The issue's seed examples, uneven sizes, coalesced ops, p2p, async work, errors, groups, objects, timeouts."""
+import os
 import time
 from datetime import timedelta
 
@@ -353,3 +354,27 @@ def test_wait_with_timeout_argument():
         dist.barrier()
         if rank == 1:
             dist.send(torch.ones(1), 0)
+
+
+# ----------------------------------------------------------------------------- how MPI was started
+
+def test_bootstrap_and_half_types():
+    """The path actually taken: store bootstrap under torchrun, PMI under an MPI launcher; native MPIX half
+    types on fabmpi unless FABMPI_TORCH_NATIVE_HALF says otherwise (run.sh runs the half tests both ways)."""
+    import torch_fabmpi
+    from torch_fabmpi import _C, _config
+    rank, w = ensure_world()
+    assert _C.world_size() == w
+    expected = "store" if w > 1 and not _config.launched_by_mpi() else "init"
+    assert _C.bootstrap() == expected
+    setting = os.environ.get("FABMPI_TORCH_NATIVE_HALF", "auto") or "auto"
+    on_fabmpi = torch_fabmpi.mpi_library_version().startswith("fabmpi")
+    if setting == "auto":
+        native = {"float16": on_fabmpi, "bfloat16": on_fabmpi}
+    else:
+        toks = setting.split(",")
+        native = {"float16": bool({"all", "f16", "fp16", "float16"} & set(toks)),
+                  "bfloat16": bool({"all", "bf16", "bfloat16"} & set(toks))}
+    got = _C.half_types()
+    assert got == {k: ("MPIX_C_FLOAT16" if k == "float16" else "MPIX_BFLOAT16") if v else "user op"
+                   for k, v in native.items()}
