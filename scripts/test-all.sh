@@ -34,9 +34,18 @@ PY
 
 torch_rc=0
 if [ "${FABMPI_SKIP_TORCH:-0}" != 1 ] && [ $# -eq 0 ] && /usr/bin/python3 -c "import torch" 2>/dev/null; then
-  echo "=== torch.distributed backend (fabmpi mpirun, 1..4 ranks)"
+  echo "=== torch.distributed backend (fabmpi mpirun 1..4 ranks, torchrun 2 and 4 ranks)"
   (cd python && FABMPI_PREFIX="$prefix" MAX_JOBS=2 timeout 1500 /usr/bin/python3 setup.py build_ext --inplace \
       > "$root/$build/torch_build.log" 2>&1) || { echo "torch_fabmpi build failed:"; tail -30 "$build/torch_build.log"; }
+  # build_ext skips an extension newer than its sources, so one linked against another MPI (or another fabmpi
+  # install) would stay: check which libmpi it loads, and force a rebuild if it is not ours.
+  loaded=$(cd python && /usr/bin/python3 -c "import os, torch_fabmpi
+print(next((os.path.realpath(l.split()[-1]) for l in open('/proc/self/maps') if '/libmpi' in l), ''))" 2>/dev/null)
+  if [ "$loaded" != "$(realpath "$prefix/lib/libmpi.so.12")" ]; then
+    echo "torch_fabmpi: loads '${loaded:-nothing}', not $prefix/lib/libmpi.so.12; rebuilding"
+    (cd python && FABMPI_PREFIX="$prefix" MAX_JOBS=2 timeout 1500 /usr/bin/python3 setup.py build_ext --inplace --force \
+        > "$root/$build/torch_build.log" 2>&1) || { echo "torch_fabmpi build failed:"; tail -30 "$build/torch_build.log"; }
+  fi
   torch_out=$(bash tests/python/run.sh "$prefix/bin/mpirun" 2>&1)
   torch_rc=$?
   echo "$torch_out" | tail -25

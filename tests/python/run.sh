@@ -1,5 +1,5 @@
 #!/bin/bash
-# Runs the torch_fabmpi suite and prints "N passed, N failed".
+# Runs the torch_fabmpi suite and prints "N passed, N failed, N skipped".
 #   tests/python/run.sh [LAUNCHER]      LAUNCHER defaults to $FABMPI_LAUNCHER, else mpiexec.hydra
 # The launcher is called as "$LAUNCHER -n N /usr/bin/python3 -m pytest ...", so fabmpi's mpirun fits too, and
 # so does tests/python/torchrun.sh (torchrun: store bootstrap).
@@ -23,6 +23,12 @@ OUT=$(mktemp -d /tmp/torch_fabmpi_tests.XXXXXX)
 export PYTHONPATH="$ROOT/python${PYTHONPATH:+:$PYTHONPATH}"
 export FABMPI_TEST_GROUP_TIMEOUT=${FABMPI_TEST_GROUP_TIMEOUT:-60}
 
+# A launcher inside a fabmpi installation (PREFIX/bin/mpirun) names the MPI to build against, unless told.
+launcher_prefix=$(cd "$(dirname "$(command -v "${LAUNCHER%% *}" || echo .)")/.." 2>/dev/null && pwd)
+if [ -z "${FABMPI_PREFIX:-}" ] && [ -f "$launcher_prefix/lib/libmpi.so.12" ] &&
+    grep -q '^#define FABMPI 1' "$launcher_prefix/include/mpi.h" 2>/dev/null; then
+    export FABMPI_PREFIX=$launcher_prefix
+fi
 if ! "$PYTHON" -c "import torch_fabmpi" 2>/dev/null; then
     echo "building torch_fabmpi..."
     (cd "$ROOT/python" && timeout 1200 "$PYTHON" setup.py build_ext --inplace >"$OUT/build.log" 2>&1) \
@@ -96,6 +102,6 @@ for name in passes:
         print(f"  {name}: only {ranks} of {n} ranks reported")
     print(f"{name}: {p} passed, {f} failed, {s} skipped")
     passed, failed, skipped = passed + p, failed + f, skipped + s
-print(f"{passed} passed, {failed} failed")
+print(f"{passed} passed, {failed} failed, {skipped} skipped")
 sys.exit(1 if failed else 0)
 PY
