@@ -95,6 +95,19 @@ std::string library_version() {
 
 }  // namespace
 
+void* find_mpix_init_with_store() {
+    if (void* p = dlsym(RTLD_DEFAULT, "MPIX_Init_with_store")) return p;
+    // libmpi came in as a dependency of this extension, which Python loads RTLD_LOCAL: then it is not in the
+    // global scope, so ask the library that provides MPI_Init itself.
+    Dl_info info{};
+    if (!dladdr(reinterpret_cast<void*>(&MPI_Init), &info) || !info.dli_fname) return nullptr;
+    void* lib = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+    if (!lib) return nullptr;
+    void* p = dlsym(lib, "MPIX_Init_with_store");
+    dlclose(lib);  // only drops the reference RTLD_NOLOAD took; the library stays loaded
+    return p;
+}
+
 void check_mpi(int rc, const std::string& what, const char* call) {
     if (rc == MPI_SUCCESS) return;
     char msg[MPI_MAX_ERROR_STRING];
@@ -140,7 +153,7 @@ void Engine::init_mpi(const InitRequest& req) {
                         "MPI_THREAD_MULTIPLE (initialise with MPI_Init_thread, or import torch_fabmpi first)");
         bootstrap_ = "adopted";
     } else if (req.use_store) {
-        auto fn = reinterpret_cast<MPIX_Init_with_store_fn>(dlsym(RTLD_DEFAULT, "MPIX_Init_with_store"));
+        auto fn = reinterpret_cast<MPIX_Init_with_store_fn>(find_mpix_init_with_store());
         if (!fn)
             throw Error("fabmpi: no PMI in the environment (not started by mpirun) and the MPI library (" +
                         library_version() +

@@ -29,6 +29,9 @@ struct Error : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+// MPIX_Init_with_store from the MPI library in use (fabmpi's extension), or nullptr (MPICH, Open MPI).
+void* find_mpix_init_with_store();
+
 // Throws Error("fabmpi: <what>: <call> failed: <MPI error string>") unless rc == MPI_SUCCESS.
 void check_mpi(int rc, const std::string& what, const char* call);
 

@@ -4,8 +4,6 @@
 
 #include <torch/extension.h>
 
-#include <dlfcn.h>
-
 namespace py = pybind11;
 using namespace fabmpi_torch;
 
@@ -151,6 +149,6 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
         d["bfloat16"] = h.native_bf16 ? "MPIX_BFLOAT16" : "user op";
         return d;
     });
-    m.def("has_store_bootstrap", [] { return dlsym(RTLD_DEFAULT, "MPIX_Init_with_store") != nullptr; });
+    m.def("has_store_bootstrap", [] { return find_mpix_init_with_store() != nullptr; });
     m.attr("torch_version_major") = TORCH_VERSION_MAJOR;
 }

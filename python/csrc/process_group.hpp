@@ -108,6 +108,9 @@ public:
                                             const c10d::AllgatherOptions& opts = c10d::AllgatherOptions()) override {
         return allgather_into_tensor_coalesced_impl(outputs, inputs);
     }
+#endif
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 1)
+    // Backend gained this virtual in torch 2.1 (pytorch#103561); on 2.0 an override would not compile.
     WorkPtr reduce_scatter_tensor_coalesced(
         Tensors& outputs, Tensors& inputs,
         const c10d::ReduceScatterOptions& opts = c10d::ReduceScatterOptions()) override {
