@@ -9,11 +9,13 @@
 
 #include <stddef.h>
 
+/* Outside extern "C": MPICH's mpi.h pulls in its C++ bindings (mpicxx.h), which must keep C++ linkage. */
+#include <mpi.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#include <mpi.h>
 /* fabmpi's mpi.h declares the extension itself; this copy serves MPIs without it (dlsym finds nothing). */
 #ifndef MPIX_STORE_BOOTSTRAP_VERSION
 #define MPIX_STORE_BOOTSTRAP_VERSION 1

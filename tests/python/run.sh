@@ -5,8 +5,8 @@
 # so does tests/python/torchrun.sh (torchrun: store bootstrap).
 # Passes, each bounded by FABMPI_TEST_RUN_TIMEOUT seconds:
 #   FABMPI_TEST_SIZES ("1 2 3 4")        the whole suite under LAUNCHER at these rank counts
-#   FABMPI_TEST_HALF_SIZES ("2 4")       float16/bfloat16 tests again with the other half-type path
-#                                        (FABMPI_TORCH_NATIVE_HALF=none when the default is native, else all)
+#   FABMPI_TEST_HALF_SIZES ("2 4")       on fabmpi, the float16/bfloat16 tests again on the user-op path
+#                                        (FABMPI_TORCH_NATIVE_HALF=none; native MPIX types are the default)
 #   FABMPI_TEST_TORCHRUN_SIZES ("2 4" when the MPI library has MPIX_Init_with_store, else "")
 #                                        the whole suite under tests/python/torchrun.sh
 # A test counts as passed only if it passed on every rank; a rank that never reports (crash, hang killed by
@@ -16,7 +16,7 @@ LAUNCHER=${1:-${FABMPI_LAUNCHER:-mpiexec.hydra}}
 PYTHON=${PYTHON:-/usr/bin/python3}
 RUN_TIMEOUT=${FABMPI_TEST_RUN_TIMEOUT:-240}
 SIZES=${FABMPI_TEST_SIZES-"1 2 3 4"}
-HALF_SIZES=${FABMPI_TEST_HALF_SIZES-"2 4"}
+HALF_SIZES=${FABMPI_TEST_HALF_SIZES-"2 4"}  # (fabmpi only, see below)
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 OUT=$(mktemp -d /tmp/torch_fabmpi_tests.XXXXXX)
@@ -39,7 +39,9 @@ fi
 probe=$("$PYTHON" -c "import torch_fabmpi as t; v = t.mpi_library_version(); \
 print(int(v.startswith('fabmpi')), int(t.has_store_bootstrap()))" 2>/dev/null || echo "0 0")
 read -r on_fabmpi has_store <<<"$probe"
-[ "$on_fabmpi" = 1 ] && other_half=none || other_half=all
+# On other MPIs the native path is opt-in and may not work at all (under MPICH 4.0.2 a rank dies reducing
+# MPIX_C_FLOAT16 and lacks MPIX_BFLOAT16), so the second half pass runs on fabmpi only.
+[ "$on_fabmpi" = 1 ] || HALF_SIZES=""
 if [ "$has_store" = 1 ]; then TORCHRUN_SIZES=${FABMPI_TEST_TORCHRUN_SIZES-"2 4"}; else TORCHRUN_SIZES=""; fi
 
 passes=()  # directory names under $OUT; the rank count is the number after "np"
@@ -59,7 +61,7 @@ run_pass() {  # run_pass DIR N LAUNCHER [env assignments...] -- [pytest args...]
 }
 for n in $SIZES; do run_pass "np$n" "$n" "$LAUNCHER" --; done
 for n in $HALF_SIZES; do
-    run_pass "np$n-half-$other_half" "$n" "$LAUNCHER" FABMPI_TORCH_NATIVE_HALF=$other_half -- \
+    run_pass "np$n-half-none" "$n" "$LAUNCHER" FABMPI_TORCH_NATIVE_HALF=none -- \
         -k "float16 or bfloat16 or half_types"
 done
 for n in $TORCHRUN_SIZES; do run_pass "np$n-torchrun" "$n" "$HERE/torchrun.sh" --; done
