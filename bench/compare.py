@@ -504,7 +504,7 @@ def plot(args, camp, outdir, tag):
 
     def draw(ax, metric, mode_filter, title):
         for label, xs, ys in series(metric, mode_filter):
-            xs = [max(x, 1) for x in xs]
+            xs = [x if x > 0 else 0.5 for x in xs]  # 0 B drawn at 0.5 on the log axis
             ax.plot(xs, ys, marker="o", markersize=3, label=label)
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
