@@ -627,7 +627,7 @@ def main():
     ap.add_argument("--ref", default=None,
                     help="MPI whose ratio to the best other is reported (default: fabmpi if it ran, else the "
                          "first MPI that ran)")
-    ap.add_argument("--np", default="2,4", help="comma list of process counts (default: %(default)s)")
+    ap.add_argument("--np", default=None, help="comma list of process counts (default: 2,4; quick: 2)")
     ap.add_argument("--reps", type=int, default=3, help="runs per configuration (default: %(default)s)")
     ap.add_argument("--tcp", action="store_true", help="force the TCP path in every MPI")
     ap.add_argument("--both-modes", action="store_true", help="run shared memory and TCP modes")
@@ -653,13 +653,11 @@ def main():
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(sig, on_signal)
 
-    args.np = [int(x) for x in args.np.split(",") if x]
+    args.np = [int(x) for x in (args.np or ("2" if args.quick else "2,4")).split(",") if x]
     args.osu_args = shlex.split(args.osu_args)
     args.coll_args = shlex.split(args.coll_args)
     if args.quick:
         args.reps = 1
-        if args.np == [2, 4]:
-            args.np = [2]
     if args.timeout is None:
         args.timeout = 60.0 if args.quick else 180.0
     if args.out is None:
