@@ -238,6 +238,7 @@ class Campaign:
     def execute(self, label, cmd, env, mode, np, mpi, rep, prog, expect_metrics, timeout):
         if self.out_of_time():
             return None
+        load = os.getloadavg()[0]
         rc, out, err, secs = run(cmd, env=env, timeout=timeout)
         self.runs += 1
         metrics = list(parse_metrics(out))
@@ -264,7 +265,7 @@ class Campaign:
         log("  %-44s %6.1fs  %s" % (label, secs, status))
         for m in metrics:
             self.records.append({"mode": mode, "np": np, "mpi": mpi, "rep": rep, "metric": m["metric"],
-                                 "size": m["size"], "value": m["value"]})
+                                 "size": m["size"], "value": m["value"], "load": load})
         if why:
             tail = (err.strip().splitlines() or [""])[-8:]
             self.failures.append({"mode": mode, "np": np, "mpi": mpi, "rep": rep, "prog": prog, "why": why,
