@@ -238,6 +238,7 @@ class Campaign:
     def execute(self, label, cmd, env, mode, np, mpi, rep, prog, expect_metrics, timeout):
         if self.out_of_time():
             return None
+        load = os.getloadavg()[0]
         rc, out, err, secs = run(cmd, env=env, timeout=timeout)
         self.runs += 1
         metrics = list(parse_metrics(out))
@@ -264,7 +265,7 @@ class Campaign:
         log("  %-44s %6.1fs  %s" % (label, secs, status))
         for m in metrics:
             self.records.append({"mode": mode, "np": np, "mpi": mpi, "rep": rep, "metric": m["metric"],
-                                 "size": m["size"], "value": m["value"]})
+                                 "size": m["size"], "value": m["value"], "load": load})
         if why:
             tail = (err.strip().splitlines() or [""])[-8:]
             self.failures.append({"mode": mode, "np": np, "mpi": mpi, "rep": rep, "prog": prog, "why": why,
@@ -504,7 +505,7 @@ def plot(args, camp, outdir, tag):
 
     def draw(ax, metric, mode_filter, title):
         for label, xs, ys in series(metric, mode_filter):
-            xs = [max(x, 1) for x in xs]
+            xs = [x if x > 0 else 0.5 for x in xs]  # 0 B drawn at 0.5 on the log axis
             ax.plot(xs, ys, marker="o", markersize=3, label=label)
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
@@ -627,7 +628,7 @@ def main():
     ap.add_argument("--ref", default=None,
                     help="MPI whose ratio to the best other is reported (default: fabmpi if it ran, else the "
                          "first MPI that ran)")
-    ap.add_argument("--np", default="2,4", help="comma list of process counts (default: %(default)s)")
+    ap.add_argument("--np", default=None, help="comma list of process counts (default: 2,4; quick: 2)")
     ap.add_argument("--reps", type=int, default=3, help="runs per configuration (default: %(default)s)")
     ap.add_argument("--tcp", action="store_true", help="force the TCP path in every MPI")
     ap.add_argument("--both-modes", action="store_true", help="run shared memory and TCP modes")
@@ -653,13 +654,11 @@ def main():
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(sig, on_signal)
 
-    args.np = [int(x) for x in args.np.split(",") if x]
+    args.np = [int(x) for x in (args.np or ("2" if args.quick else "2,4")).split(",") if x]
     args.osu_args = shlex.split(args.osu_args)
     args.coll_args = shlex.split(args.coll_args)
     if args.quick:
         args.reps = 1
-        if args.np == [2, 4]:
-            args.np = [2]
     if args.timeout is None:
         args.timeout = 60.0 if args.quick else 180.0
     if args.out is None:

@@ -23,6 +23,7 @@ namespace fabmpi::coll {
 class CollRequest final : public Request {
  public:
   explicit CollRequest(CommRef c) : Request(Kind::collective), comm(std::move(c)) {}
+  CommRef communicator() const override { return comm; }
 
   // Storage for the call's packed copies; the pointer stays valid for the request's life.
   std::byte* scratch(std::size_t bytes);

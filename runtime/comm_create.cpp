@@ -57,6 +57,8 @@ class CreationOp final : public Request, public ProgressSource {
         // (parent context id, tag) names this agreement identically on every member.
         priority_key_(static_cast<std::uint64_t>(s_.parent->context_id()) << 32 | static_cast<std::uint32_t>(s_.tag)) {}
 
+  CommRef communicator() const override { return s_.parent; }
+
   ~CreationOp() override {
     if (registered_) runtime_.remove_progress_source(this);
     release_reservation();

@@ -12,6 +12,8 @@
 
 namespace fabmpi {
 
+class Comm;
+
 class Request {
  public:
   enum class Kind : std::uint8_t { send, recv, collective, persistent_send, persistent_recv, generalized };
@@ -34,6 +36,9 @@ class Request {
   // Persistent requests are inactive between rounds.
   virtual bool is_persistent() const noexcept { return false; }
   virtual bool is_active() const noexcept { return true; }
+
+  // The communicator whose error handler reports this request's errors (nullptr: MPI_COMM_WORLD's).
+  virtual std::shared_ptr<Comm> communicator() const { return nullptr; }
 
   // Fills an MPI_Status from the fields below.
   void fill_status(MPI_Status* status) const noexcept;

@@ -16,6 +16,7 @@ class UserRequest final : public Request {
  public:
   UserRequest(Kind kind, CommRef c) : Request(kind), comm(std::move(c)) {}
   Rc cancel() override;
+  CommRef communicator() const override { return comm; }
   CommRef comm;
 };
 
@@ -38,6 +39,7 @@ class PersistentRequest final : public Request {
   Rc cancel() override;
   bool is_persistent() const noexcept override { return true; }
   bool is_active() const noexcept override { return active_; }
+  CommRef communicator() const override { return args.comm; }
   void deactivate() noexcept { active_ = false; }
 
   Args args;
@@ -52,6 +54,7 @@ class PersistentRequest final : public Request {
 class MessageHandle final : public Request {
  public:
   MessageHandle(pt2pt::MessageRef m, CommRef c) : Request(Kind::recv), message(std::move(m)), comm(std::move(c)) {}
+  CommRef communicator() const override { return comm; }
   pt2pt::MessageRef message;
   CommRef comm;
 };

@@ -41,8 +41,7 @@ Rc PersistentRequest::cancel() {
 }
 
 CommRef comm_of(const Request& request) {
-  if (auto* u = dynamic_cast<const UserRequest*>(&request)) return u->comm;
-  if (auto* p = dynamic_cast<const PersistentRequest*>(&request)) return p->args.comm;
+  if (CommRef comm = request.communicator()) return comm;
   return runtime().world();
 }
 

@@ -113,6 +113,20 @@ int main(int argc, char** argv) {
     }
     (void)progressed;
   }
+  for (int w = 0; w < WINDOW; ++w) {
+    free(sbufs[w]);
+    free(rbufs[w]);
+  }
+  for (int s = 0; s < np; ++s) {
+    free(expected[s]);
+    free(index_of[s]);
+  }
+  free(expected);
+  free(index_of);
+  free(n_expected);
+  free(got);
+  free(tmp);
+  free(mine);
   /* No closing barrier: its messages would match the MPI_ANY_TAG receives of slower ranks. */
   if (rank == 0) printf("stress: %ld messages over %d ranks, every byte checked, %.2f s\n", (long)per_rank * np, np, MPI_Wtime() - t0);
   MPI_Finalize();
