@@ -1,0 +1,27 @@
+/* Rank 1 (or 0 on one rank) makes an erroneous call under the default MPI_ERRORS_ARE_FATAL handler while
+ * the other ranks wait in a receive that will never complete. The job must end with one message naming
+ * the rank, the function and the reason, and a non-zero exit status. */
+#include <mpi.h>
+#include <string.h>
+#include <unistd.h>
+
+int main(int argc, char **argv) {
+    const char *what = argc > 1 ? argv[1] : "rank";
+    MPI_Init(&argc, &argv);
+    int rank, size, buf = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    const int culprit = size > 1 ? 1 : 0;
+    if (rank == culprit) {
+        if (strcmp(what, "rank") == 0) MPI_Send(&buf, 1, MPI_INT, size + 6, 0, MPI_COMM_WORLD);
+        if (strcmp(what, "count") == 0) MPI_Send(&buf, -1, MPI_INT, 0, 0, MPI_COMM_WORLD);
+        if (strcmp(what, "type") == 0) MPI_Send(&buf, 1, MPI_DATATYPE_NULL, 0, 0, MPI_COMM_WORLD);
+        if (strcmp(what, "root") == 0) MPI_Bcast(&buf, 1, MPI_INT, size, MPI_COMM_WORLD);
+        if (strcmp(what, "op") == 0) MPI_Allreduce(&buf, &buf, 1, MPI_INT, MPI_OP_NULL, MPI_COMM_WORLD);
+        if (strcmp(what, "comm") == 0) MPI_Barrier(MPI_COMM_NULL);
+    } else {
+        MPI_Recv(&buf, 1, MPI_INT, culprit, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+    MPI_Finalize();
+    return 0;
+}

@@ -1,0 +1,50 @@
+#!/usr/bin/python3
+"""Runs fatal_error under mpirun for each kind of bad argument and checks the job's end: non-zero exit,
+exactly one fabmpi error line naming rank, function, reason and error class, torn down within a few
+seconds, and no process of the job left behind."""
+import os, subprocess, sys, time
+
+mpirun, prog = sys.argv[1], sys.argv[2]
+cases = [  # (argument, np, function, class, words expected in the reason)
+    ("rank", 3, "MPI_Send", "MPI_ERR_RANK", "invalid rank 9"),
+    ("count", 2, "MPI_Send", "MPI_ERR_COUNT", "count"),
+    ("type", 2, "MPI_Send", "MPI_ERR_TYPE", "MPI_DATATYPE_NULL"),
+    ("root", 4, "MPI_Bcast", "MPI_ERR_ROOT", "root"),
+    ("op", 2, "MPI_Allreduce", "MPI_ERR_OP", "MPI_OP_NULL"),
+    ("comm", 1, "MPI_Barrier", "MPI_ERR_COMM", "MPI_COMM_NULL"),
+]
+failures = 0
+for arg, np, func, cls, words in cases:
+    marker = f"fabmpi-fatal-{os.getpid()}-{arg}"
+    env = dict(os.environ, FABMPI_TEST_MARKER=marker)
+    start = time.time()
+    p = subprocess.run([mpirun, "-np", str(np), prog, arg], capture_output=True, text=True, timeout=60, env=env)
+    took = time.time() - start
+    culprit = 1 if np > 1 else 0
+    lines = [l for l in (p.stdout + p.stderr).splitlines() if l.startswith("fabmpi: rank")]
+    problems = []
+    if p.returncode == 0:
+        problems.append("exit status 0")
+    if len(lines) != 1:
+        problems.append(f"{len(lines)} fabmpi error lines")
+    elif not all(s in lines[0] for s in (f"rank {culprit}:", func, cls, words)):
+        problems.append(f"message lacks rank/function/class/reason: {lines[0]!r}")
+    if took > 15:
+        problems.append(f"took {took:.1f} s")
+    time.sleep(0.2)
+    leftovers = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                if marker.encode() in f.read():
+                    leftovers.append(pid)
+        except OSError:
+            pass
+    if leftovers:
+        problems.append(f"processes left: {leftovers}")
+    status = "ok" if not problems else "FAIL"
+    failures += bool(problems)
+    print(f"{status}: {arg} (np {np}, exit {p.returncode}, {took:.2f} s) {'; '.join(problems)}")
+    if problems:
+        print(p.stdout[-2000:], p.stderr[-2000:])
+sys.exit(1 if failures else 0)
