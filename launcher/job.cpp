@@ -282,7 +282,7 @@ void JobRunner::apply(PmiActions& actions) {
     RankSlot* slot = slot_of(actions.abort->rank);
     fail(actions.abort->exit_code,
          "rank " + std::to_string(slot->rank) + " (pid " + std::to_string(slot->process ? slot->process->pid() : 0) +
-             ") called MPI_Abort with code " + std::to_string(actions.abort->exit_code));
+             ") aborted the job with code " + std::to_string(actions.abort->exit_code));
   }
 }
 

@@ -288,7 +288,7 @@ CASES = {
     "segv": lambda: case_self_inflicted("segv", 139, r"^mpirun: rank 1 \(pid \d+\) killed by signal 11 \(Segmentation fault\)"),
     "exit3": lambda: case_self_inflicted("exit3", 3, r"^mpirun: rank 1 \(pid \d+\) exited with code 3 before MPI_Finalize; terminating the job$"),
     "exit0": lambda: case_self_inflicted("exit0", 1, r"^mpirun: rank 1 \(pid \d+\) exited with code 0 before MPI_Finalize"),
-    "abort7": lambda: case_self_inflicted("abort7", 7, r"^mpirun: rank 1 \(pid \d+\) called MPI_Abort with code 7$"),
+    "abort7": lambda: case_self_inflicted("abort7", 7, r"^mpirun: rank 1 \(pid \d+\) aborted the job with code 7$"),
     "kill9": case_kill9,
     "sigint": case_sigint,
     "stubborn": case_sigterm_ignored,
