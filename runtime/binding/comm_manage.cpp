@@ -1,5 +1,5 @@
 // Communicator management (MPI-3.1 chapter 6): dup, idup, split, split_type, create, create_group,
-// free, compare, group, names, info, and the intercommunicator/topology queries fabmpi answers
+// free, compare, group, names, info, MPI_Topo_test, and the intercommunicator query fabmpi answers
 // negatively. The agreement work is in runtime/comm_create.cpp; this file is handles, argument checks,
 // attributes and info.
 #include <algorithm>
@@ -38,6 +38,7 @@ Rc publish(const CommRef& parent, const CommRef& created, bool copy_attributes, 
     return Rc();
   }
   if (copy_attributes) {
+    created->topology = parent->topology;  // a dup keeps the process topology (MPI-3.1 section 7.4)
     Rc rc = copy_comm_attributes(*parent, *created);
     if (!rc.ok()) {
       (void)delete_comm_attributes(*created);
@@ -305,7 +306,7 @@ int PMPI_Topo_test(MPI_Comm comm, int* status) {
     CommRef c;
     FABMPI_TRY(call.comm(comm, &c));
     FABMPI_TRY(check_out_ptr(status, "status"));
-    *status = MPI_UNDEFINED;  // no process topologies
+    *status = c->topology ? static_cast<int>(c->topology->kind) : MPI_UNDEFINED;
     return Rc();
   }());
 }
