@@ -830,6 +830,37 @@ FABMPI_PUBLIC int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr);
 FABMPI_PUBLIC int MPI_Free_mem(void *base);
 FABMPI_PUBLIC int PMPI_Free_mem(void *base);
 
+/* ---- profiling control, parent communicator, MPI-1 attribute names (runtime/binding/legacy.cpp) */
+typedef int (MPI_Copy_function)(MPI_Comm oldcomm, int keyval, void *extra_state, void *attribute_val_in,
+                                void *attribute_val_out, int *flag);
+typedef int (MPI_Delete_function)(MPI_Comm comm, int keyval, void *attribute_val, void *extra_state);
+#define MPI_NULL_COPY_FN   ((MPI_Copy_function *)0)
+#define MPI_NULL_DELETE_FN ((MPI_Delete_function *)0)
+#define MPI_DUP_FN         MPIR_Dup_fn
+FABMPI_PUBLIC int MPI_Pcontrol(const int level, ...);
+FABMPI_PUBLIC int PMPI_Pcontrol(const int level, ...);
+FABMPI_PUBLIC int MPI_Comm_get_parent(MPI_Comm *parent);
+FABMPI_PUBLIC int PMPI_Comm_get_parent(MPI_Comm *parent);
+FABMPI_PUBLIC int MPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag);
+FABMPI_PUBLIC int PMPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag);
+FABMPI_PUBLIC int MPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val);
+FABMPI_PUBLIC int PMPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val);
+FABMPI_PUBLIC int MPI_Attr_delete(MPI_Comm comm, int keyval);
+FABMPI_PUBLIC int PMPI_Attr_delete(MPI_Comm comm, int keyval);
+FABMPI_PUBLIC int MPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval, void *extra_state);
+FABMPI_PUBLIC int PMPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval, void *extra_state);
+FABMPI_PUBLIC int MPI_Keyval_free(int *keyval);
+FABMPI_PUBLIC int PMPI_Keyval_free(int *keyval);
+
+/* ---- generalized requests (runtime/binding/grequest.cpp) */
+typedef int (MPI_Grequest_query_function)(void *extra_state, MPI_Status *status);
+typedef int (MPI_Grequest_free_function)(void *extra_state);
+typedef int (MPI_Grequest_cancel_function)(void *extra_state, int complete);
+FABMPI_PUBLIC int MPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request);
+FABMPI_PUBLIC int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request);
+FABMPI_PUBLIC int MPI_Grequest_complete(MPI_Request request);
+FABMPI_PUBLIC int PMPI_Grequest_complete(MPI_Request request);
+
 #if defined(__cplusplus)
 }
 #endif
