@@ -642,6 +642,8 @@ FABMPI_PUBLIC MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp);
 FABMPI_PUBLIC MPI_Aint MPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2);
 FABMPI_PUBLIC MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2);
 
+/* ---- profiling control, parent communicator, MPI-1 attribute names (runtime/binding/legacy.cpp) */
+
 /* ---- reduction operations (runtime/binding/op.cpp) */
 FABMPI_PUBLIC int MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op);
 FABMPI_PUBLIC int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op);
@@ -829,6 +831,12 @@ FABMPI_PUBLIC int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr);
 FABMPI_PUBLIC int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr);
 FABMPI_PUBLIC int MPI_Free_mem(void *base);
 FABMPI_PUBLIC int PMPI_Free_mem(void *base);
+
+/* ---- MPI-3.1 address arithmetic (defined in runtime/binding/datatype.cpp) */
+FABMPI_PUBLIC MPI_Aint MPI_Aint_add(MPI_Aint base, MPI_Aint disp);
+FABMPI_PUBLIC MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp);
+FABMPI_PUBLIC MPI_Aint MPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2);
+FABMPI_PUBLIC MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2);
 
 /* ---- profiling control, parent communicator, MPI-1 attribute names (runtime/binding/legacy.cpp) */
 typedef int (MPI_Copy_function)(MPI_Comm oldcomm, int keyval, void *extra_state, void *attribute_val_in,

@@ -1,4 +1,4 @@
-/* Generalized requests, MPI_Pcontrol, MPI_Comm_get_parent and the MPI-1 attribute names. */
+/* Generalized requests, MPI_Aint_add/diff, MPI_Pcontrol, MPI_Comm_get_parent and the MPI-1 attribute names. */
 #include "../comm/check.h"
 
 struct greq_state {
@@ -90,6 +90,12 @@ static int delete_fn(MPI_Comm comm, int keyval, void* value, void* extra) {
 }
 
 static void check_legacy(void) {
+  int pair[2];
+  MPI_Aint a0, a1;
+  MPI_OK(MPI_Get_address(&pair[0], &a0));
+  MPI_OK(MPI_Get_address(&pair[1], &a1));
+  CHECK(MPI_Aint_diff(a1, a0) == (MPI_Aint)sizeof(int));
+  CHECK(MPI_Aint_add(a0, (MPI_Aint)sizeof(int)) == a1);
   MPI_OK(MPI_Pcontrol(0));
   MPI_OK(MPI_Pcontrol(1, "anything"));
   MPI_Comm parent = MPI_COMM_WORLD;
