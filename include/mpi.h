@@ -599,6 +599,8 @@ FABMPI_PUBLIC int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *
                                               MPI_Count *true_extent);
 FABMPI_PUBLIC int MPI_Type_size(MPI_Datatype datatype, int *size);
 FABMPI_PUBLIC int PMPI_Type_size(MPI_Datatype datatype, int *size);
+FABMPI_PUBLIC int MPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype);
+FABMPI_PUBLIC int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype);
 FABMPI_PUBLIC int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size);
 FABMPI_PUBLIC int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size);
 FABMPI_PUBLIC int MPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses,

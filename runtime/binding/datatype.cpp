@@ -297,6 +297,35 @@ int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gs
   }());
 }
 
+#pragma weak MPI_Type_match_size = PMPI_Type_match_size
+int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype* datatype) {
+  ApiCall call("MPI_Type_match_size");
+  return call.finish([&]() -> Rc {
+    FABMPI_TRY(call.require_initialized());
+    FABMPI_TRY(check_out_ptr(datatype, "datatype"));
+    // fabmpi has no Fortran types: the C type of each size stands in (as MPICH does without Fortran).
+    struct Candidate { int typeclass; MPI_Datatype type; };
+    static const Candidate kCandidates[] = {
+        {MPI_TYPECLASS_REAL, MPI_FLOAT}, {MPI_TYPECLASS_REAL, MPI_DOUBLE}, {MPI_TYPECLASS_REAL, MPI_LONG_DOUBLE},
+        {MPI_TYPECLASS_INTEGER, MPI_INT8_T}, {MPI_TYPECLASS_INTEGER, MPI_INT16_T},
+        {MPI_TYPECLASS_INTEGER, MPI_INT32_T}, {MPI_TYPECLASS_INTEGER, MPI_INT64_T},
+        {MPI_TYPECLASS_COMPLEX, MPI_C_FLOAT_COMPLEX}, {MPI_TYPECLASS_COMPLEX, MPI_C_DOUBLE_COMPLEX},
+        {MPI_TYPECLASS_COMPLEX, MPI_C_LONG_DOUBLE_COMPLEX},
+    };
+    if (typeclass != MPI_TYPECLASS_REAL && typeclass != MPI_TYPECLASS_INTEGER && typeclass != MPI_TYPECLASS_COMPLEX)
+      return fail(MPI_ERR_ARG, "invalid typeclass %d", typeclass);
+    for (const Candidate& c : kCandidates) {
+      if (c.typeclass != typeclass) continue;
+      DatatypeRef t = builtin_datatype(c.type);
+      if (t && t->size() == static_cast<std::size_t>(size)) {
+        *datatype = c.type;
+        return Rc();
+      }
+    }
+    return fail(MPI_ERR_ARG, "no predefined type of typeclass %d has size %d", typeclass, size);
+  }());
+}
+
 #pragma weak MPI_Type_dup = PMPI_Type_dup
 int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
   ApiCall call("MPI_Type_dup");

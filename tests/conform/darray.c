@@ -1,4 +1,4 @@
-/* MPI_Type_create_darray against hand-computed layouts: the global array holds its own linear index,
+/* MPI_Type_create_darray against hand-computed layouts (and MPI_Type_match_size): the global array holds its own linear index,
  * so packing one darray element yields the indices the process owns, in type-map order. */
 #include <string.h>
 
@@ -93,6 +93,19 @@ int main(int argc, char** argv) {
     int darg[3] = {dflt, dflt, dflt}, p[3] = {1, 2, 1};
     const int e1[] = {4, 5, 6, 7, 16, 17, 18, 19}; /* middle index 1 */
     expect_darray("3d C", 2, 1, 3, g, dist, darg, p, MPI_ORDER_C, e1, 8);
+  }
+  { /* MPI_Type_match_size: the C type of each size. */
+    MPI_Datatype t;
+    MPI_OK(MPI_Type_match_size(MPI_TYPECLASS_REAL, 8, &t));
+    CHECK(t == MPI_DOUBLE);
+    MPI_OK(MPI_Type_match_size(MPI_TYPECLASS_INTEGER, 2, &t));
+    CHECK(t == MPI_INT16_T);
+    MPI_OK(MPI_Type_match_size(MPI_TYPECLASS_COMPLEX, 8, &t));
+    CHECK(t == MPI_C_FLOAT_COMPLEX);
+    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    CHECK(MPI_Type_match_size(MPI_TYPECLASS_REAL, 3, &t) == MPI_ERR_ARG);
+    CHECK(MPI_Type_match_size(99, 4, &t) == MPI_ERR_ARG);
+    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
   }
   { /* Errors, under MPI_ERRORS_RETURN. */
     MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
