@@ -272,6 +272,30 @@ int PMPI_Comm_test_inter(MPI_Comm comm, int* flag) {
   }());
 }
 
+// The intercommunicator queries are defined on intercommunicators only; fabmpi has none, so every valid
+// communicator is the wrong kind (MPI_ERR_COMM, as MPICH answers for an intracommunicator).
+#pragma weak MPI_Comm_remote_size = PMPI_Comm_remote_size
+int PMPI_Comm_remote_size(MPI_Comm comm, int* size) {
+  ApiCall call("MPI_Comm_remote_size");
+  return call.finish([&]() -> Rc {
+    CommRef c;
+    FABMPI_TRY(call.comm(comm, &c));
+    FABMPI_TRY(check_out_ptr(size, "size"));
+    return fail(MPI_ERR_COMM, "not an intercommunicator");
+  }());
+}
+
+#pragma weak MPI_Comm_remote_group = PMPI_Comm_remote_group
+int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group) {
+  ApiCall call("MPI_Comm_remote_group");
+  return call.finish([&]() -> Rc {
+    CommRef c;
+    FABMPI_TRY(call.comm(comm, &c));
+    FABMPI_TRY(check_out_ptr(group, "group"));
+    return fail(MPI_ERR_COMM, "not an intercommunicator");
+  }());
+}
+
 #pragma weak MPI_Comm_set_info = PMPI_Comm_set_info
 int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info) {
   ApiCall call("MPI_Comm_set_info");

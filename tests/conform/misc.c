@@ -1,4 +1,4 @@
-/* Generalized requests, MPI_Aint_add/diff, MPI_Pcontrol, MPI_Comm_get_parent and the MPI-1 attribute names. */
+/* Generalized requests, MPI_Aint_add/diff, MPI_Comm_remote_size/group, MPI_Pcontrol, MPI_Comm_get_parent and the MPI-1 attribute names. */
 #include "../comm/check.h"
 
 struct greq_state {
@@ -45,6 +45,8 @@ static void check_grequest(void) {
   MPI_OK(MPI_Grequest_complete(req));
   MPI_OK(MPI_Request_get_status(req, &flag, &st));
   CHECK(flag == 1 && s.queried == 1 && s.freed == 0);
+  MPI_OK(MPI_Cancel(&req)); /* cancel_fn runs on a complete request too, told it is complete */
+  CHECK(s.cancelled_with == 1);
   MPI_OK(MPI_Wait(&req, &st));
   CHECK(req == MPI_REQUEST_NULL);
   CHECK(s.queried == 2 && s.freed == 1);
@@ -98,6 +100,13 @@ static void check_legacy(void) {
   CHECK(MPI_Aint_add(a0, (MPI_Aint)sizeof(int)) == a1);
   MPI_OK(MPI_Pcontrol(0));
   MPI_OK(MPI_Pcontrol(1, "anything"));
+  MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+  int remote_size;
+  MPI_Group remote_group;
+  CHECK(MPI_Comm_remote_size(MPI_COMM_WORLD, &remote_size) == MPI_ERR_COMM);
+  CHECK(MPI_Comm_remote_group(MPI_COMM_WORLD, &remote_group) == MPI_ERR_COMM);
+  CHECK(MPI_Comm_remote_size(MPI_COMM_NULL, &remote_size) == MPI_ERR_COMM);
+  MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
   MPI_Comm parent = MPI_COMM_WORLD;
   MPI_OK(MPI_Comm_get_parent(&parent));
   CHECK(parent == MPI_COMM_NULL);
