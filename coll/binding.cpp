@@ -54,6 +54,14 @@ Rc check_no_alias(const void* sendbuf, const void* recvbuf, bool moves_data) {
 
 std::span<const int> counts_span(const int* counts, int n) { return {counts, static_cast<std::size_t>(n)}; }
 
+// The count a v-collective's buffer is checked with: 1 when some count is positive, else 0 (a NULL
+// buffer is fine when every count is zero). `counts` has been checked.
+int any_count(const int* counts, int n) {
+  for (int i = 0; i < n; ++i)
+    if (counts[i] > 0) return 1;
+  return 0;
+}
+
 // ---- one function per collective, shared by the blocking and nonblocking bindings
 
 Rc barrier(ApiCall& call, MPI_Comm comm, MPI_Request* req) {
@@ -142,7 +150,7 @@ Rc allgather(ApiCall& call, Collective kind, const void* sendbuf, int sendcount,
     FABMPI_TRY(check_count(recvcount));
   }
   if (recvbuf == MPI_IN_PLACE) return fail(MPI_ERR_BUFFER, "MPI_IN_PLACE is not valid as the receive buffer");
-  FABMPI_TRY(check_buffer(recvbuf, kind == Collective::allgatherv ? 1 : recvcount, *rt));
+  FABMPI_TRY(check_buffer(recvbuf, kind == Collective::allgatherv ? any_count(recvcounts, p) : recvcount, *rt));
   FABMPI_TRY(check_no_alias(sendbuf, recvbuf, sendcount > 0 && st && st->size() > 0));
   RequestRef r;
   const bool v = kind == Collective::allgatherv;
@@ -174,7 +182,7 @@ Rc gather(ApiCall& call, Collective kind, const void* sendbuf, int sendcount, MP
       FABMPI_TRY(check_count(recvcount));
     }
     if (recvbuf == MPI_IN_PLACE) return fail(MPI_ERR_BUFFER, "MPI_IN_PLACE is not valid as the receive buffer");
-    FABMPI_TRY(check_buffer(recvbuf, v ? 1 : recvcount, *rt));
+    FABMPI_TRY(check_buffer(recvbuf, v ? any_count(recvcounts, p) : recvcount, *rt));
     FABMPI_TRY(check_no_alias(sendbuf, recvbuf, sendcount > 0 && st && st->size() > 0));
   }
   RequestRef r;
@@ -206,7 +214,7 @@ Rc scatter(ApiCall& call, Collective kind, const void* sendbuf, int sendcount, c
       FABMPI_TRY(check_count(sendcount));
     }
     if (sendbuf == MPI_IN_PLACE) return fail(MPI_ERR_BUFFER, "MPI_IN_PLACE is not valid as the send buffer");
-    FABMPI_TRY(check_buffer(sendbuf, v ? 1 : sendcount, *st));
+    FABMPI_TRY(check_buffer(sendbuf, v ? any_count(sendcounts, p) : sendcount, *st));
     FABMPI_TRY(check_no_alias(sendbuf, recvbuf, recvcount > 0 && rt && rt->size() > 0));
   }
   RequestRef r;

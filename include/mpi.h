@@ -75,6 +75,11 @@ typedef struct MPI_Status {
 
 #define MPI_COMM_TYPE_SHARED 1
 
+/* topology kinds (MPI_Topo_test) */
+#define MPI_GRAPH      1
+#define MPI_CART       2
+#define MPI_DIST_GRAPH 3
+
 /* ---------------------------------------------------------------- predefined datatypes */
 #define MPI_CHAR               ((MPI_Datatype)0x4c000101)
 #define MPI_SIGNED_CHAR        ((MPI_Datatype)0x4c000118)
@@ -159,6 +164,10 @@ enum MPIR_Combiner_enum {
 
 #define MPI_ORDER_C       56
 #define MPI_ORDER_FORTRAN 57
+#define MPI_DISTRIBUTE_BLOCK     121
+#define MPI_DISTRIBUTE_CYCLIC    122
+#define MPI_DISTRIBUTE_NONE      123
+#define MPI_DISTRIBUTE_DFLT_DARG (-49767)
 
 /* ---------------------------------------------------------------- reduction operations */
 #define MPI_MAX     ((MPI_Op)0x58000001)
@@ -558,6 +567,14 @@ FABMPI_PUBLIC int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI
                                           MPI_Datatype *newtype);
 FABMPI_PUBLIC int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
                                            MPI_Datatype *newtype);
+FABMPI_PUBLIC int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[],
+                                         const int array_of_distribs[], const int array_of_dargs[],
+                                         const int array_of_psizes[], int order, MPI_Datatype oldtype,
+                                         MPI_Datatype *newtype);
+FABMPI_PUBLIC int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[],
+                                          const int array_of_distribs[], const int array_of_dargs[],
+                                          const int array_of_psizes[], int order, MPI_Datatype oldtype,
+                                          MPI_Datatype *newtype);
 FABMPI_PUBLIC int MPI_Type_create_subarray(int ndims, const int array_of_sizes[],
                                            const int array_of_subsizes[], const int array_of_starts[],
                                            int order, MPI_Datatype oldtype, MPI_Datatype *newtype);
@@ -582,6 +599,8 @@ FABMPI_PUBLIC int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *
                                               MPI_Count *true_extent);
 FABMPI_PUBLIC int MPI_Type_size(MPI_Datatype datatype, int *size);
 FABMPI_PUBLIC int PMPI_Type_size(MPI_Datatype datatype, int *size);
+FABMPI_PUBLIC int MPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype);
+FABMPI_PUBLIC int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype);
 FABMPI_PUBLIC int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size);
 FABMPI_PUBLIC int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size);
 FABMPI_PUBLIC int MPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses,
@@ -624,6 +643,8 @@ FABMPI_PUBLIC MPI_Aint MPI_Aint_add(MPI_Aint base, MPI_Aint disp);
 FABMPI_PUBLIC MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp);
 FABMPI_PUBLIC MPI_Aint MPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2);
 FABMPI_PUBLIC MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2);
+
+/* ---- profiling control, parent communicator, MPI-1 attribute names (runtime/binding/legacy.cpp) */
 
 /* ---- reduction operations (runtime/binding/op.cpp) */
 FABMPI_PUBLIC int MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op);
@@ -708,8 +729,8 @@ FABMPI_PUBLIC int MPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI
 FABMPI_PUBLIC int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request);
 
 /* ---- communicators, groups, attributes (runtime/binding/comm.cpp, comm_manage.cpp, group.cpp).
- * Intracommunicators only: no intercommunicator or topology functions (MPI_Topo_test answers
- * MPI_UNDEFINED). */
+ * Intracommunicators only: the intercommunicator queries (test_inter, remote_size/group) answer for an
+ * intracommunicator, nothing creates an intercommunicator. Process topologies are in their own section. */
 FABMPI_PUBLIC int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm);
 FABMPI_PUBLIC int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm);
 FABMPI_PUBLIC int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm);
@@ -736,6 +757,10 @@ FABMPI_PUBLIC int MPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultl
 FABMPI_PUBLIC int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen);
 FABMPI_PUBLIC int MPI_Comm_test_inter(MPI_Comm comm, int *flag);
 FABMPI_PUBLIC int PMPI_Comm_test_inter(MPI_Comm comm, int *flag);
+FABMPI_PUBLIC int MPI_Comm_remote_size(MPI_Comm comm, int *size);
+FABMPI_PUBLIC int PMPI_Comm_remote_size(MPI_Comm comm, int *size);
+FABMPI_PUBLIC int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group);
+FABMPI_PUBLIC int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group);
 FABMPI_PUBLIC int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info);
 FABMPI_PUBLIC int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info);
 FABMPI_PUBLIC int MPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used);
@@ -766,6 +791,90 @@ FABMPI_PUBLIC int MPI_Group_compare(MPI_Group group1, MPI_Group group2, int *res
 FABMPI_PUBLIC int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result);
 FABMPI_PUBLIC int MPI_Group_free(MPI_Group *group);
 FABMPI_PUBLIC int PMPI_Group_free(MPI_Group *group);
+
+/* ---- process topologies (runtime/binding/topology.cpp). No reordering; no neighbourhood collectives and
+ * no MPI_Dist_graph_create (the adjacent form only). */
+extern FABMPI_PUBLIC int * const MPI_UNWEIGHTED;
+extern FABMPI_PUBLIC int * const MPI_WEIGHTS_EMPTY;
+FABMPI_PUBLIC int MPI_Dims_create(int nnodes, int ndims, int dims[]);
+FABMPI_PUBLIC int PMPI_Dims_create(int nnodes, int ndims, int dims[]);
+FABMPI_PUBLIC int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm *comm_cart);
+FABMPI_PUBLIC int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm *comm_cart);
+FABMPI_PUBLIC int MPI_Cartdim_get(MPI_Comm comm, int *ndims);
+FABMPI_PUBLIC int PMPI_Cartdim_get(MPI_Comm comm, int *ndims);
+FABMPI_PUBLIC int MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[]);
+FABMPI_PUBLIC int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[]);
+FABMPI_PUBLIC int MPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank);
+FABMPI_PUBLIC int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank);
+FABMPI_PUBLIC int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[]);
+FABMPI_PUBLIC int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[]);
+FABMPI_PUBLIC int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest);
+FABMPI_PUBLIC int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest);
+FABMPI_PUBLIC int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm);
+FABMPI_PUBLIC int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm);
+FABMPI_PUBLIC int MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank);
+FABMPI_PUBLIC int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank);
+FABMPI_PUBLIC int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder, MPI_Comm *comm_graph);
+FABMPI_PUBLIC int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder, MPI_Comm *comm_graph);
+FABMPI_PUBLIC int MPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges);
+FABMPI_PUBLIC int PMPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges);
+FABMPI_PUBLIC int MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[]);
+FABMPI_PUBLIC int PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[]);
+FABMPI_PUBLIC int MPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors);
+FABMPI_PUBLIC int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors);
+FABMPI_PUBLIC int MPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[]);
+FABMPI_PUBLIC int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[]);
+FABMPI_PUBLIC int MPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int *newrank);
+FABMPI_PUBLIC int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int *newrank);
+FABMPI_PUBLIC int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph);
+FABMPI_PUBLIC int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph);
+FABMPI_PUBLIC int MPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree, int *weighted);
+FABMPI_PUBLIC int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree, int *weighted);
+FABMPI_PUBLIC int MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree, int destinations[], int destweights[]);
+FABMPI_PUBLIC int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree, int destinations[], int destweights[]);
+
+/* ---- memory (runtime/binding/memory.cpp) */
+FABMPI_PUBLIC int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr);
+FABMPI_PUBLIC int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr);
+FABMPI_PUBLIC int MPI_Free_mem(void *base);
+FABMPI_PUBLIC int PMPI_Free_mem(void *base);
+
+/* ---- MPI-3.1 address arithmetic (defined in runtime/binding/datatype.cpp) */
+FABMPI_PUBLIC MPI_Aint MPI_Aint_add(MPI_Aint base, MPI_Aint disp);
+FABMPI_PUBLIC MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp);
+FABMPI_PUBLIC MPI_Aint MPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2);
+FABMPI_PUBLIC MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2);
+
+/* ---- profiling control, parent communicator, MPI-1 attribute names (runtime/binding/legacy.cpp) */
+typedef int (MPI_Copy_function)(MPI_Comm oldcomm, int keyval, void *extra_state, void *attribute_val_in,
+                                void *attribute_val_out, int *flag);
+typedef int (MPI_Delete_function)(MPI_Comm comm, int keyval, void *attribute_val, void *extra_state);
+#define MPI_NULL_COPY_FN   ((MPI_Copy_function *)0)
+#define MPI_NULL_DELETE_FN ((MPI_Delete_function *)0)
+#define MPI_DUP_FN         MPIR_Dup_fn
+FABMPI_PUBLIC int MPI_Pcontrol(const int level, ...);
+FABMPI_PUBLIC int PMPI_Pcontrol(const int level, ...);
+FABMPI_PUBLIC int MPI_Comm_get_parent(MPI_Comm *parent);
+FABMPI_PUBLIC int PMPI_Comm_get_parent(MPI_Comm *parent);
+FABMPI_PUBLIC int MPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag);
+FABMPI_PUBLIC int PMPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag);
+FABMPI_PUBLIC int MPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val);
+FABMPI_PUBLIC int PMPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val);
+FABMPI_PUBLIC int MPI_Attr_delete(MPI_Comm comm, int keyval);
+FABMPI_PUBLIC int PMPI_Attr_delete(MPI_Comm comm, int keyval);
+FABMPI_PUBLIC int MPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval, void *extra_state);
+FABMPI_PUBLIC int PMPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval, void *extra_state);
+FABMPI_PUBLIC int MPI_Keyval_free(int *keyval);
+FABMPI_PUBLIC int PMPI_Keyval_free(int *keyval);
+
+/* ---- generalized requests (runtime/binding/grequest.cpp) */
+typedef int (MPI_Grequest_query_function)(void *extra_state, MPI_Status *status);
+typedef int (MPI_Grequest_free_function)(void *extra_state);
+typedef int (MPI_Grequest_cancel_function)(void *extra_state, int complete);
+FABMPI_PUBLIC int MPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request);
+FABMPI_PUBLIC int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request);
+FABMPI_PUBLIC int MPI_Grequest_complete(MPI_Request request);
+FABMPI_PUBLIC int PMPI_Grequest_complete(MPI_Request request);
 
 #if defined(__cplusplus)
 }

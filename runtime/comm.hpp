@@ -13,6 +13,7 @@
 #include "runtime/errhandler.hpp"
 #include "runtime/group.hpp"
 #include "runtime/info.hpp"
+#include "runtime/topology.hpp"
 
 namespace fabmpi {
 
@@ -61,6 +62,7 @@ class Comm {
   struct Attribute { KeyvalRef keyval; void* value; };
   std::map<int, Attribute> attributes;  // keyed by keyval handle
   int handle = MPI_COMM_NULL;           // set by the binding layer
+  TopologyRef topology;                 // MPI_Cart_create & co.; shared by MPI_Comm_dup
 
  private:
   Runtime& runtime_;

@@ -153,6 +153,10 @@ DatatypeRef make_resized(const DatatypeRef& old, MPI_Aint lb, MPI_Aint extent);
 // order: MPI_ORDER_C or MPI_ORDER_FORTRAN.
 DatatypeRef make_subarray(std::span<const int> sizes, std::span<const int> subsizes, std::span<const int> starts,
                           int order, const DatatypeRef& old);
+// MPI_Type_create_darray: the part of a global array that process `rank` of a `size`-process grid owns;
+// distribs are MPI_DISTRIBUTE_{BLOCK,CYCLIC,NONE}, dargs may be MPI_DISTRIBUTE_DFLT_DARG.
+DatatypeRef make_darray(int size, int rank, std::span<const int> gsizes, std::span<const int> distribs,
+                        std::span<const int> dargs, std::span<const int> psizes, int order, const DatatypeRef& old);
 DatatypeRef make_dup(const DatatypeRef& old);
 // A new object with the same layout and contents (MPI_Type_get_contents hands these out).
 DatatypeRef copy_datatype(const Datatype& type);

@@ -290,6 +290,69 @@ DatatypeRef make_subarray(std::span<const int> sizes, std::span<const int> subsi
   return b.set_bounds(0, stride);
 }
 
+namespace {
+
+// The indices of one dimension of a distributed array that the process at `coord` owns, as
+// (first index, count) runs in increasing order (MPI-3.1 section 4.1.4).
+std::vector<std::pair<int, int>> darray_runs(int gsize, int distrib, int darg, int psize, int coord) {
+  std::vector<std::pair<int, int>> runs;
+  switch (distrib) {
+    case MPI_DISTRIBUTE_NONE: runs.emplace_back(0, gsize); break;
+    case MPI_DISTRIBUTE_BLOCK: {
+      const int block = darg == MPI_DISTRIBUTE_DFLT_DARG ? (gsize + psize - 1) / psize : darg;
+      const long first = static_cast<long>(coord) * block;
+      const long last = std::min<long>(first + block, gsize);
+      if (first < last) runs.emplace_back(static_cast<int>(first), static_cast<int>(last - first));
+      break;
+    }
+    case MPI_DISTRIBUTE_CYCLIC: {
+      const int block = darg == MPI_DISTRIBUTE_DFLT_DARG ? 1 : darg;
+      for (long first = static_cast<long>(coord) * block; first < gsize; first += static_cast<long>(psize) * block)
+        runs.emplace_back(static_cast<int>(first), static_cast<int>(std::min<long>(block, gsize - first)));
+      break;
+    }
+  }
+  return runs;
+}
+
+}  // namespace
+
+DatatypeRef make_darray(int size, int rank, std::span<const int> gsizes, std::span<const int> distribs,
+                        std::span<const int> dargs, std::span<const int> psizes, int order, const DatatypeRef& old) {
+  const std::size_t ndims = gsizes.size();
+  // The process grid is row-major whatever the array order.
+  std::vector<int> coords(ndims);
+  for (std::size_t i = ndims, r = static_cast<std::size_t>(rank); i-- > 0;) {
+    coords[i] = static_cast<int>(r % static_cast<std::size_t>(psizes[i]));
+    r /= static_cast<std::size_t>(psizes[i]);
+  }
+  // From the fastest-varying dimension out: the owned runs of this dimension, each a block of "rows" of
+  // the faster dimensions (resized to a full row so that consecutive indices are one row apart).
+  DatatypeRef built = old;
+  MPI_Aint row = old->extent();  // bytes of one index of the current dimension
+  for (std::size_t i = 0; i < ndims; ++i) {
+    const std::size_t d = order == MPI_ORDER_C ? ndims - 1 - i : i;
+    std::vector<int> lengths;
+    std::vector<MPI_Aint> displs;
+    for (auto [first, count] : darray_runs(gsizes[d], distribs[d], dargs[d], psizes[d], coords[d])) {
+      lengths.push_back(count);
+      displs.push_back(first * row);
+    }
+    const DatatypeRef unit = i == 0 ? old : make_resized(built, 0, row);
+    built = make_hindexed(lengths, displs, unit);
+    row *= gsizes[d];
+  }
+  // Like a subarray: lb 0, extent the whole global array.
+  DatatypeBuilder b(MPI_COMBINER_DARRAY, {Segment{0, 1, built}});
+  TypeContents& c = b.contents();
+  c.ints = {size, rank, static_cast<int>(ndims)};
+  for (std::span<const int> arg : {gsizes, distribs, dargs, psizes}) c.ints.insert(c.ints.end(), arg.begin(), arg.end());
+  c.ints.push_back(order);
+  c.types = {old};
+  b.finish(false);
+  return b.set_bounds(0, row);
+}
+
 DatatypeRef make_dup(const DatatypeRef& old) {
   DatatypeBuilder b(MPI_COMBINER_DUP, {Segment{0, 1, old}});
   b.contents().types = {old};

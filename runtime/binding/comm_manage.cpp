@@ -1,5 +1,5 @@
 // Communicator management (MPI-3.1 chapter 6): dup, idup, split, split_type, create, create_group,
-// free, compare, group, names, info, and the intercommunicator/topology queries fabmpi answers
+// free, compare, group, names, info, MPI_Topo_test, and the intercommunicator query fabmpi answers
 // negatively. The agreement work is in runtime/comm_create.cpp; this file is handles, argument checks,
 // attributes and info.
 #include <algorithm>
@@ -38,6 +38,7 @@ Rc publish(const CommRef& parent, const CommRef& created, bool copy_attributes, 
     return Rc();
   }
   if (copy_attributes) {
+    created->topology = parent->topology;  // a dup keeps the process topology (MPI-3.1 section 7.4)
     Rc rc = copy_comm_attributes(*parent, *created);
     if (!rc.ok()) {
       (void)delete_comm_attributes(*created);
@@ -271,6 +272,30 @@ int PMPI_Comm_test_inter(MPI_Comm comm, int* flag) {
   }());
 }
 
+// The intercommunicator queries are defined on intercommunicators only; fabmpi has none, so every valid
+// communicator is the wrong kind (MPI_ERR_COMM, as MPICH answers for an intracommunicator).
+#pragma weak MPI_Comm_remote_size = PMPI_Comm_remote_size
+int PMPI_Comm_remote_size(MPI_Comm comm, int* size) {
+  ApiCall call("MPI_Comm_remote_size");
+  return call.finish([&]() -> Rc {
+    CommRef c;
+    FABMPI_TRY(call.comm(comm, &c));
+    FABMPI_TRY(check_out_ptr(size, "size"));
+    return fail(MPI_ERR_COMM, "not an intercommunicator");
+  }());
+}
+
+#pragma weak MPI_Comm_remote_group = PMPI_Comm_remote_group
+int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group) {
+  ApiCall call("MPI_Comm_remote_group");
+  return call.finish([&]() -> Rc {
+    CommRef c;
+    FABMPI_TRY(call.comm(comm, &c));
+    FABMPI_TRY(check_out_ptr(group, "group"));
+    return fail(MPI_ERR_COMM, "not an intercommunicator");
+  }());
+}
+
 #pragma weak MPI_Comm_set_info = PMPI_Comm_set_info
 int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info) {
   ApiCall call("MPI_Comm_set_info");
@@ -305,7 +330,7 @@ int PMPI_Topo_test(MPI_Comm comm, int* status) {
     CommRef c;
     FABMPI_TRY(call.comm(comm, &c));
     FABMPI_TRY(check_out_ptr(status, "status"));
-    *status = MPI_UNDEFINED;  // no process topologies
+    *status = c->topology ? static_cast<int>(c->topology->kind) : MPI_UNDEFINED;
     return Rc();
   }());
 }

@@ -244,6 +244,88 @@ int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int a
   }());
 }
 
+#pragma weak MPI_Type_create_darray = PMPI_Type_create_darray
+int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[], const int array_of_distribs[],
+                            const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype,
+                            MPI_Datatype* newtype) {
+  ApiCall call("MPI_Type_create_darray");
+  return call.finish([&]() -> Rc {
+    FABMPI_TRY(call.require_initialized());
+    if (size <= 0) return fail(MPI_ERR_ARG, "size must be positive (got %d)", size);
+    if (rank < 0 || rank >= size) return fail(MPI_ERR_RANK, "rank %d is not in 0..%d", rank, size - 1);
+    if (ndims <= 0) return fail(MPI_ERR_DIMS, "ndims must be positive (got %d)", ndims);
+    FABMPI_TRY(check_array(array_of_gsizes, ndims, "array_of_gsizes"));
+    FABMPI_TRY(check_array(array_of_distribs, ndims, "array_of_distribs"));
+    FABMPI_TRY(check_array(array_of_dargs, ndims, "array_of_dargs"));
+    FABMPI_TRY(check_array(array_of_psizes, ndims, "array_of_psizes"));
+    if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN)
+      return fail(MPI_ERR_ARG, "order must be MPI_ORDER_C or MPI_ORDER_FORTRAN (got %d)", order);
+    long processes = 1;
+    for (int d = 0; d < ndims; ++d) {
+      const int gsize = array_of_gsizes[d], distrib = array_of_distribs[d], darg = array_of_dargs[d];
+      const int psize = array_of_psizes[d];
+      if (gsize <= 0) return fail(MPI_ERR_ARG, "array_of_gsizes[%d] = %d must be positive", d, gsize);
+      if (psize <= 0) return fail(MPI_ERR_ARG, "array_of_psizes[%d] = %d must be positive", d, psize);
+      if (darg != MPI_DISTRIBUTE_DFLT_DARG && darg <= 0)
+        return fail(MPI_ERR_ARG, "array_of_dargs[%d] = %d must be positive or MPI_DISTRIBUTE_DFLT_DARG", d, darg);
+      switch (distrib) {
+        case MPI_DISTRIBUTE_NONE:
+          if (psize != 1)
+            return fail(MPI_ERR_ARG, "dimension %d is MPI_DISTRIBUTE_NONE but array_of_psizes[%d] = %d (must be 1)",
+                        d, d, psize);
+          break;
+        case MPI_DISTRIBUTE_BLOCK:
+          if (darg != MPI_DISTRIBUTE_DFLT_DARG && static_cast<long>(darg) * psize < gsize)
+            return fail(MPI_ERR_ARG, "dimension %d: block %d x %d processes does not cover %d elements", d, darg,
+                        psize, gsize);
+          break;
+        case MPI_DISTRIBUTE_CYCLIC: break;
+        default:
+          return fail(MPI_ERR_ARG, "array_of_distribs[%d] = %d is not an MPI_DISTRIBUTE_ value", d, distrib);
+      }
+      processes *= psize;
+    }
+    if (processes != size)
+      return fail(MPI_ERR_ARG, "the process grid has %ld processes, not size %d", processes, size);
+    DatatypeRef old;
+    FABMPI_TRY(old_type(oldtype, &old));
+    FABMPI_TRY(check_out_ptr(newtype, "newtype"));
+    const auto n = static_cast<std::size_t>(ndims);
+    return publish(make_darray(size, rank, {array_of_gsizes, n}, {array_of_distribs, n}, {array_of_dargs, n},
+                               {array_of_psizes, n}, order, old),
+                   newtype);
+  }());
+}
+
+#pragma weak MPI_Type_match_size = PMPI_Type_match_size
+int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype* datatype) {
+  ApiCall call("MPI_Type_match_size");
+  return call.finish([&]() -> Rc {
+    FABMPI_TRY(call.require_initialized());
+    FABMPI_TRY(check_out_ptr(datatype, "datatype"));
+    // fabmpi has no Fortran types: the C type of each size stands in (as MPICH does without Fortran).
+    struct Candidate { int typeclass; MPI_Datatype type; };
+    static const Candidate kCandidates[] = {
+        {MPI_TYPECLASS_REAL, MPI_FLOAT}, {MPI_TYPECLASS_REAL, MPI_DOUBLE}, {MPI_TYPECLASS_REAL, MPI_LONG_DOUBLE},
+        {MPI_TYPECLASS_INTEGER, MPI_INT8_T}, {MPI_TYPECLASS_INTEGER, MPI_INT16_T},
+        {MPI_TYPECLASS_INTEGER, MPI_INT32_T}, {MPI_TYPECLASS_INTEGER, MPI_INT64_T},
+        {MPI_TYPECLASS_COMPLEX, MPI_C_FLOAT_COMPLEX}, {MPI_TYPECLASS_COMPLEX, MPI_C_DOUBLE_COMPLEX},
+        {MPI_TYPECLASS_COMPLEX, MPI_C_LONG_DOUBLE_COMPLEX},
+    };
+    if (typeclass != MPI_TYPECLASS_REAL && typeclass != MPI_TYPECLASS_INTEGER && typeclass != MPI_TYPECLASS_COMPLEX)
+      return fail(MPI_ERR_ARG, "invalid typeclass %d", typeclass);
+    for (const Candidate& c : kCandidates) {
+      if (c.typeclass != typeclass) continue;
+      DatatypeRef t = builtin_datatype(c.type);
+      if (t && t->size() == static_cast<std::size_t>(size)) {
+        *datatype = c.type;
+        return Rc();
+      }
+    }
+    return fail(MPI_ERR_ARG, "no predefined type of typeclass %d has size %d", typeclass, size);
+  }());
+}
+
 #pragma weak MPI_Type_dup = PMPI_Type_dup
 int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
   ApiCall call("MPI_Type_dup");

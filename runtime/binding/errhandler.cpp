@@ -42,6 +42,38 @@ const char* predefined_error_text(int cls) {
     case MPI_ERR_UNSUPPORTED_OPERATION: return "unsupported operation";
     case MPI_ERR_PROC_ABORTED: return "peer process aborted";
     case MPI_ERR_VALUE_TOO_LARGE: return "value too large to store";
+    // Classes of the parts fabmpi does not implement (I/O, RMA, dynamic processes) still have their
+    // strings: MPI_Error_string must describe every predefined class.
+    case MPI_ERR_ACCESS: return "permission denied";
+    case MPI_ERR_AMODE: return "invalid file access mode";
+    case MPI_ERR_BAD_FILE: return "invalid file name";
+    case MPI_ERR_CONVERSION: return "data conversion error";
+    case MPI_ERR_DUP_DATAREP: return "data representation already defined";
+    case MPI_ERR_FILE_EXISTS: return "file exists";
+    case MPI_ERR_FILE_IN_USE: return "file in use";
+    case MPI_ERR_FILE: return "invalid file handle";
+    case MPI_ERR_IO: return "I/O error";
+    case MPI_ERR_NOT_SAME: return "collective arguments differ between processes";
+    case MPI_ERR_NO_SPACE: return "no space left";
+    case MPI_ERR_NO_SUCH_FILE: return "no such file";
+    case MPI_ERR_PORT: return "invalid port name";
+    case MPI_ERR_QUOTA: return "quota exceeded";
+    case MPI_ERR_READ_ONLY: return "read-only file or file system";
+    case MPI_ERR_SERVICE: return "invalid service name for unpublish";
+    case MPI_ERR_SPAWN: return "spawn error";
+    case MPI_ERR_UNSUPPORTED_DATAREP: return "unsupported data representation";
+    case MPI_ERR_WIN: return "invalid window";
+    case MPI_ERR_BASE: return "invalid base address";
+    case MPI_ERR_LOCKTYPE: return "invalid lock type";
+    case MPI_ERR_RMA_CONFLICT: return "conflicting accesses to a window";
+    case MPI_ERR_RMA_SYNC: return "wrong synchronization of RMA calls";
+    case MPI_ERR_DISP: return "invalid displacement";
+    case MPI_ERR_ASSERT: return "invalid assert argument";
+    case MPI_ERR_RMA_RANGE: return "target memory is outside the window";
+    case MPI_ERR_RMA_ATTACH: return "memory cannot be attached";
+    case MPI_ERR_RMA_SHARED: return "memory cannot be shared";
+    case MPI_ERR_RMA_FLAVOR: return "wrong window flavor";
+    case MPI_ERR_SESSION: return "invalid session";
     default: return nullptr;
   }
 }
@@ -132,7 +164,10 @@ int PMPI_Error_string(int errorcode, char* string, int* resultlen) {
     } else if (library().state == LibraryState::initialized &&
                runtime().errors().class_of(errorcode) >= 0) {
       const std::string* user = runtime().errors().string_of(errorcode);
-      text = user ? *user : "";
+      if (user)
+        text = *user;
+      else if (errorcode <= ErrorRegistry::MPI_ERR_LASTCODE_PREDEFINED)  // a number MPICH reserves
+        text = "error class " + std::to_string(errorcode);
     } else {
       return fail(MPI_ERR_ARG, "unknown error code %d", errorcode);
     }

@@ -59,6 +59,28 @@ class MessageHandle final : public Request {
   CommRef comm;
 };
 
+// A generalized request (MPI_Grequest_start, runtime/binding/grequest.cpp): the user completes it with
+// MPI_Grequest_complete; completing calls (Wait/Test...) ask query_fn for the status, then call free_fn.
+class GeneralizedRequest final : public Request {
+ public:
+  GeneralizedRequest(MPI_Grequest_query_function* query, MPI_Grequest_free_function* free,
+                     MPI_Grequest_cancel_function* cancel, void* extra_state)
+      : Request(Kind::generalized), query_fn_(query), free_fn_(free), cancel_fn_(cancel), extra_state_(extra_state) {}
+  ~GeneralizedRequest() override { (void)release_state(); }
+  // Runs query_fn and takes the status it fills as this request's; returns query_fn's error code.
+  int query();
+  // Runs free_fn once; returns its error code.
+  int release_state();
+  Rc cancel() override;
+
+ private:
+  MPI_Grequest_query_function* query_fn_;
+  MPI_Grequest_free_function* free_fn_;
+  MPI_Grequest_cancel_function* cancel_fn_;
+  void* extra_state_;
+  bool state_released_ = false;
+};
+
 // The communicator whose error handler reports a request's errors (world when unknown).
 CommRef comm_of(const Request& request);
 

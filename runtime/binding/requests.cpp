@@ -65,6 +65,12 @@ void set_empty_status(MPI_Status* status) {
 bool is_inert(const RequestRef& request) { return !request || (request->is_persistent() && !request->is_active()); }
 
 int release_completed(MPI_Request* handle, const RequestRef& request, MPI_Status* status) {
+  if (auto* g = dynamic_cast<GeneralizedRequest*>(request.get())) {
+    // query_fn's error, else free_fn's, is the completing call's (MPI-3.1 section 12.2).
+    const int queried = g->query();
+    const int released = g->release_state();
+    if (request->error == MPI_SUCCESS) request->error = queried != MPI_SUCCESS ? queried : released;
+  }
   request->fill_status(status);
   const int error = request->error;
   if (request->is_persistent()) {
@@ -359,7 +365,12 @@ int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) 
     if (is_inert(r)) return *flag = 1, set_empty_status(status), Rc();
     if (!r->is_complete()) runtime().progress();
     *flag = r->is_complete() ? 1 : 0;
-    if (*flag) r->fill_status(status);
+    if (!*flag) return Rc();
+    if (auto* g = dynamic_cast<GeneralizedRequest*>(r.get())) {
+      const int queried = g->query();
+      if (queried != MPI_SUCCESS) return fail(queried, "the generalized request's query_fn returned %d", queried);
+    }
+    r->fill_status(status);
     return Rc();
   }());
 }
@@ -374,7 +385,8 @@ int PMPI_Cancel(MPI_Request* request) {
     RequestRef r;
     FABMPI_TRY(to_request(*request, &r));
     call.report_to(comm_of(*r));
-    if (r->is_complete()) return Rc();
+    // A generalized request's cancel_fn runs even when it is complete (it is told so: MPI-3.1 12.2).
+    if (r->is_complete() && r->kind() != Request::Kind::generalized) return Rc();
     return r->cancel();
   }());
 }

@@ -31,10 +31,16 @@ check "FABMPI_CXX swaps the compiler" grep -q "^clang++ " <<<"$(FABMPI_CXX=clang
 cp "$src/tests/tools/cmake_project/main.c" "$src/tests/tools/cmake_project/main.cpp" "$work/"
 check "mpicc compiles and links" "$prefix/bin/mpicc" -o "$work/c_prog" "$work/main.c"
 check "mpicxx compiles and links" "$prefix/bin/mpicxx" -o "$work/cxx_prog" "$work/main.cpp"
+# A -L naming a directory with another MPI's libmpi.so (as Python's build tools pass -L/usr/lib/<triplet>)
+# must not capture -lmpi.
+mkdir -p "$work/other_mpi"
+echo 'int other_mpi(void) { return 0; }' > "$work/other.c"
+cc -shared -fPIC -Wl,-soname,libmpi.so.40 -o "$work/other_mpi/libmpi.so" "$work/other.c"
+check "a user -L does not shadow fabmpi's libmpi" bash -c "'$prefix/bin/mpicc' -o '$work/c_prog_l' '$work/main.c' -L'$work/other_mpi' && readelf -d '$work/c_prog_l' | grep NEEDED | grep -q 'libmpi.so.12'"
 check "C program runs as a singleton" grep -q "rank 0 of 1" <<<"$(timeout 30 "$work/c_prog")"
 check "C++ program runs as a singleton" grep -q "rank 0 of 1" <<<"$(timeout 30 "$work/cxx_prog")"
 check "only MPI symbols are exported" bash -c "! nm -D --defined-only '$prefix/lib'*/libmpi.so.12 '$prefix/lib/libmpi.so.12' 2>/dev/null | awk '{print \$3}' | grep -v -E '^(P?MPIX?_|MPIR_Dup_fn$|_init$|_fini$|_edata$|_end$|__bss_start$)' | grep -q ."
-check "every MPI_ symbol has its PMPI_ twin" bash -c "lib=\$(ls '$prefix'/lib*/libmpi.so.12 '$prefix'/lib/*/libmpi.so.12 2>/dev/null | head -1); syms=\$(nm -D --defined-only \"\$lib\" | awk '{print \$3}'); for s in \$(grep '^MPI_' <<<\"\$syms\"); do grep -qx \"P\$s\" <<<\"\$syms\" || { echo missing P\$s; exit 1; }; done"
+check "every MPI_ function has its PMPI_ twin (MPI_UNWEIGHTED & co. are data)" bash -c "lib=\$(ls '$prefix'/lib*/libmpi.so.12 '$prefix'/lib/*/libmpi.so.12 2>/dev/null | head -1); syms=\$(nm -D --defined-only \"\$lib\" | awk '\$2 ~ /^[TWi]\$/ {print \$3}'); for s in \$(grep '^MPI_' <<<\"\$syms\"); do grep -qx \"P\$s\" <<<\"\$syms\" || { echo missing P\$s; exit 1; }; done"
 
 echo "wrapper checks: $fails failed"
 [ "$fails" -eq 0 ]
