@@ -129,15 +129,21 @@ void Runtime::remove_progress_source(ProgressSource* source) {
                           progress_sources_.end());
 }
 
-void Runtime::yield_once() {
+void Runtime::yield_once(int idle_polls) {
   if (needs_api_lock()) {
     // Let other application threads into the library while this one waits.
     api_lock_.unlock();
     sched_yield();
     api_lock_.lock();
-  } else {
-    sched_yield();
+    return;
   }
+  // Sleep until a peer's message wakes us (native shm only); the timeout bounds what a wake-up that
+  // never comes (progress not driven by a message) can cost. A rank that owns its core keeps yielding
+  // for a while first: a wake-up costs the sender a syscall and us a scheduler round trip.
+  constexpr int kSleepMicros = 1000;
+  constexpr int kYieldsBeforeSleep = 20000;
+  const bool may_sleep = oversubscribed_ || idle_polls > static_cast<int>(tunables_.spin_count) + kYieldsBeforeSleep;
+  if (!may_sleep || !pt2pt_ || !pt2pt_->sleep_until_event(kSleepMicros)) sched_yield();
 }
 
 void Runtime::wait(Request& request) {
@@ -150,7 +156,7 @@ void Runtime::wait(Request& request) {
       idle = 0;
       continue;
     }
-    if (++idle > spin_limit) yield_once();
+    if (++idle > spin_limit) yield_once(idle);
   }
 }
 
@@ -164,7 +170,7 @@ bool Runtime::wait_for(Request& request, double timeout_seconds) {
       continue;
     }
     if (++idle > spin_limit) {
-      yield_once();
+      yield_once(idle);
       if (std::chrono::steady_clock::now() > deadline) return false;
     }
   }

@@ -93,6 +93,10 @@ class Runtime {
   // The lock every MPI call holds under MPI_THREAD_MULTIPLE (released while a wait yields).
   std::recursive_mutex& api_lock() noexcept { return api_lock_; }
   bool needs_api_lock() const noexcept { return thread_level_ == MPI_THREAD_MULTIPLE; }
+  // One idle step of a waiting loop, after `idle_polls` empty progress passes (past the spin limit):
+  // yields the core, or sleeps until a peer's message when the rank is oversubscribed or has waited
+  // long (native shm only; see pt2pt::Engine::sleep_until_event).
+  void yield_once(int idle_polls = 0);
 
   // The context ids this process has in use (runtime/context_ids.hpp); communicator creation
   // (runtime/comm_create.cpp) agrees on a new one with the other members. Shared with the
@@ -106,7 +110,6 @@ class Runtime {
 
  private:
   Runtime() = default;
-  void yield_once();
 
   int world_rank_ = 0;
   int world_size_ = 1;

@@ -87,13 +87,7 @@ void progress_until(const std::function<bool()>& done) {
       continue;
     }
     if (++idle <= spin_limit) continue;
-    if (rt.needs_api_lock()) {
-      rt.api_lock().unlock();
-      sched_yield();
-      rt.api_lock().lock();
-    } else {
-      sched_yield();
-    }
+    rt.yield_once(idle);
   }
 }
 
