@@ -255,6 +255,30 @@ Rc Engine::Impl::start_send(const void* buf, std::size_t count, const DatatypeRe
   const bool eager = bytes <= eager_max && p.credits > 0;
 
   const std::uint64_t id = next_op++;
+  if (eager && !synchronous && (bytes == 0 || contiguous(*type))) {
+    // Fast path: a contiguous eager send that the transport takes at once needs no bookkeeping.
+    WireHeader h{};
+    h.kind = WireKind::eager;
+    h.context_id = comm->context_id();
+    h.channel = static_cast<std::uint8_t>(channel);
+    h.source = comm->rank();
+    h.tag = tag;
+    h.src_world = my_world;
+    h.seq = p.next_send_seq++;
+    h.size = bytes;
+    h.sender_op = id;
+    --p.credits;
+    bool done = false;
+    FABMPI_TRY(p.transport->send(world, h, static_cast<const char*>(buf) + type->true_lb(), bytes, id, &done));
+    if (done) {
+      complete_request(*request, request->source, request->tag, 0, MPI_SUCCESS);
+    } else {
+      SendOp& op = sends[id];
+      op.request = request;
+      op.events_left = 1;
+    }
+    return Rc();
+  }
   SendOp& op = sends[id];
   op.request = request;
   const void* data = static_cast<const char*>(buf) + type->true_lb();

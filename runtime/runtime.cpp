@@ -138,39 +138,38 @@ void Runtime::yield_once(int idle_polls) {
     return;
   }
   // Sleep until a peer's message wakes us (native shm only); the timeout bounds what a wake-up that
-  // never comes (progress not driven by a message) can cost. A rank that owns its core keeps yielding
-  // for a while first: a wake-up costs the sender a syscall and us a scheduler round trip.
+  // never comes (progress not driven by a message) can cost. A rank that owns its core sleeps only
+  // after a long idle stretch (its spin, FABMPI_SPIN_US, and then yields): a wake-up costs the sender a
+  // syscall and us a scheduler round trip.
   constexpr int kSleepMicros = 1000;
-  constexpr int kYieldsBeforeSleep = 20000;
-  const bool may_sleep = oversubscribed_ || idle_polls > static_cast<int>(tunables_.spin_count) + kYieldsBeforeSleep;
+  constexpr int kIdlePollsBeforeSleep = 20000;
+  const bool may_sleep = oversubscribed_ || idle_polls > kIdlePollsBeforeSleep;
   if (!may_sleep || !pt2pt_ || !pt2pt_->sleep_until_event(kSleepMicros)) sched_yield();
 }
 
 void Runtime::wait(Request& request) {
   // Spin briefly (the answer is often microseconds away), then give the core away on every empty
   // pass; with more ranks than cores, spinning only delays the peer we are waiting for.
-  const int spin_limit = oversubscribed_ ? 0 : static_cast<int>(tunables_.spin_count);
-  int idle = 0;
+  IdleSpin spin(*this);
   while (!request.is_complete()) {
     if (progress() > 0) {
-      idle = 0;
+      spin.reset();
       continue;
     }
-    if (++idle > spin_limit) yield_once(idle);
+    if (!spin.spin()) yield_once(spin.idle());
   }
 }
 
 bool Runtime::wait_for(Request& request, double timeout_seconds) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_seconds);
-  const int spin_limit = oversubscribed_ ? 0 : static_cast<int>(tunables_.spin_count);
-  int idle = 0;
+  IdleSpin spin(*this);
   while (!request.is_complete()) {
     if (progress() > 0) {
-      idle = 0;
+      spin.reset();
       continue;
     }
-    if (++idle > spin_limit) {
-      yield_once(idle);
+    if (!spin.spin()) {
+      yield_once(spin.idle());
       if (std::chrono::steady_clock::now() > deadline) return false;
     }
   }
