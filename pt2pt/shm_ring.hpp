@@ -121,6 +121,13 @@ class RingConsumer {
     }
   }
 
+  // Whether a record (or a skip) is published and not yet popped; for a sleeper's last look.
+  bool has_data() noexcept {
+    if (head_ != tail_cache_) return true;
+    tail_cache_ = control_->tail.load(std::memory_order_acquire);
+    return head_ != tail_cache_;
+  }
+
   // Frees the record peek() returned for the producer to reuse.
   void pop(const RecordHeader* record) noexcept {
     head_ += ring_record_size(record->bytes);

@@ -53,8 +53,8 @@ struct alignas(kRingAlign) SegmentHeader {
 
 // One per local rank.
 struct alignas(kRingAlign) RankSlot {
-  std::atomic<std::uint32_t> doorbell;  // bumped by every sender after it publishes to this rank (a futex)
-  std::atomic<std::uint32_t> sleeping;  // the rank waits on the doorbell futex: senders must wake it
+  std::atomic<std::uint32_t> doorbell;  // a futex: bumped by a sender that finds this rank sleeping
+  std::atomic<std::uint32_t> sleeping;  // the rank may be waiting on the doorbell: senders must wake it
   std::atomic<std::uint32_t> cma_ok;
   std::int32_t pid;
   std::uint64_t probe_addr;  // a word holding kProbeValue in this rank's memory
@@ -154,7 +154,7 @@ class NativeShm final : public ShmTransport {
       return fail(MPI_ERR_INTERN, "native-shm: %zu-byte message exceeds the ring limit", bytes);
     auto& queue = outgoing_[static_cast<std::size_t>(j)];
     if (queue.empty() && write_message(static_cast<std::size_t>(j), header, payload, bytes)) {
-      ring_doorbell(static_cast<std::size_t>(j));
+      wake_if_sleeping(static_cast<std::size_t>(j));
       *completed_now = true;
       return Rc();
     }
@@ -217,25 +217,31 @@ class NativeShm final : public ShmTransport {
     return {reinterpret_cast<RingControl*>(r), r + sizeof(RingControl)};
   }
 
-  // Sequentially consistent on both sides (here and in sleep_until_message): either the sleeper sees
-  // the new doorbell value before it sleeps, or we see its `sleeping` flag and wake it.
-  void ring_doorbell(std::size_t j) noexcept {
+  // A Dekker handshake with sleep_until_message: we published (tail store), fence, read `sleeping`;
+  // the sleeper stores `sleeping`, fences, rereads the tails. At least one sees the other, so either it
+  // finds our record or we wake it. A receiver that is awake costs us a fence and one shared load.
+  void wake_if_sleeping(std::size_t j) noexcept {
     RankSlot* s = slot(j);
-    s->doorbell.fetch_add(1, std::memory_order_seq_cst);
-    if (s->sleeping.load(std::memory_order_seq_cst))
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    if (s->sleeping.load(std::memory_order_relaxed)) {
+      s->doorbell.fetch_add(1, std::memory_order_relaxed);
       syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&s->doorbell), FUTEX_WAKE, 1, nullptr, nullptr, 0);
+    }
   }
 
  public:
   bool sleep_until_message(int timeout_us) override {
-    // Only arrivals ring our doorbell; a full ring to a peer frees silently, so never sleep on that.
-    if (queued_ || rescan_ || !completions_.empty()) return false;
+    // Only arrivals wake us; a full ring to a peer frees silently, so never sleep on queued sends.
+    if (queued_ || more_waiting_ || !completions_.empty()) return false;
     RankSlot* s = slot(me_);
-    s->sleeping.store(1, std::memory_order_seq_cst);
-    if (s->doorbell.load(std::memory_order_seq_cst) == seen_doorbell_) {
+    const std::uint32_t bell = s->doorbell.load(std::memory_order_relaxed);
+    s->sleeping.store(1, std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    bool arrived = false;
+    for (std::size_t j = 0; j < local_count_ && !arrived; ++j) arrived = j != me_ && consumers_[j].has_data();
+    if (!arrived) {
       timespec ts{timeout_us / 1000000, (timeout_us % 1000000) * 1000L};
-      syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&s->doorbell), FUTEX_WAIT, seen_doorbell_, &ts,
-              nullptr, 0);
+      syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&s->doorbell), FUTEX_WAIT, bell, &ts, nullptr, 0);
     }
     s->sleeping.store(0, std::memory_order_relaxed);
     return true;
@@ -285,8 +291,7 @@ class NativeShm final : public ShmTransport {
   std::size_t queued_ = 0;  // items in outgoing_ (sends, pull asks, pull streams being served)
   std::vector<std::pair<std::uint64_t, int>> completions_;  // (token, error) to report from poll
   std::unordered_map<std::uint64_t, PullRead> pull_reads_;
-  std::uint32_t seen_doorbell_ = 0;
-  bool rescan_ = true;
+  bool more_waiting_ = false;  // a drain stopped at its batch limit
   alignas(8) volatile std::uint64_t probe_word_ = kProbeValue;
 };
 
@@ -422,7 +427,7 @@ int NativeShm::pump(std::size_t j, TransportSink* sink) {
     --queued_;
     ++moved;
   }
-  if (wrote) ring_doorbell(j);
+  if (wrote) wake_if_sleeping(j);
   return moved;
 }
 
@@ -475,7 +480,7 @@ int NativeShm::drain(std::size_t j, TransportSink& sink) {
     in.pop(r);
     ++events;
   }
-  rescan_ = true;  // more may be waiting in this ring
+  more_waiting_ = true;
   return events;
 }
 
@@ -491,10 +496,9 @@ int NativeShm::poll(TransportSink& sink) {
     for (std::size_t j = 0; j < local_count_; ++j)
       if (!outgoing_[j].empty()) events += pump(j, &sink);
   }
-  const std::uint32_t bell = slot(me_)->doorbell.load(std::memory_order_acquire);
-  if (bell == seen_doorbell_ && !rescan_) return events;
-  seen_doorbell_ = bell;
-  rescan_ = false;
+  // Polling every inbound ring costs one load per idle peer (the tail's cache line stays shared
+  // until the peer writes), cheaper than a shared doorbell every sender would have to bounce.
+  more_waiting_ = false;
   for (std::size_t j = 0; j < local_count_; ++j)
     if (j != me_) events += drain(j, sink);
   // Pull requests that arrived just now: start streaming at once.
