@@ -27,7 +27,7 @@ namespace {
 constexpr std::uint64_t kMagic = 0x66616273686d3031ull;  // "fabshm01"
 constexpr std::uint64_t kProbeValue = 0x5ca1ab1e0ddba11ull;
 
-// Record types in the rings (kRecordSkip = 0 is the ring's own).
+// Record types in the rings (kRecordEmpty and kRecordSkip are the ring's own).
 constexpr std::uint32_t kRecordMessage = 1;   // WireHeader + payload
 constexpr std::uint32_t kRecordPullAsk = 2;   // PullAsk: "send me these bytes of yours"
 constexpr std::uint32_t kRecordPullData = 3;  // PullData + bytes

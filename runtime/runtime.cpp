@@ -129,7 +129,7 @@ void Runtime::remove_progress_source(ProgressSource* source) {
                           progress_sources_.end());
 }
 
-void Runtime::yield_once(int idle_polls) {
+void Runtime::yield_once(std::chrono::steady_clock::duration idle_time) {
   if (needs_api_lock()) {
     // Let other application threads into the library while this one waits.
     api_lock_.unlock();
@@ -137,13 +137,15 @@ void Runtime::yield_once(int idle_polls) {
     api_lock_.lock();
     return;
   }
-  // Sleep until a peer's message wakes us (native shm only); the timeout bounds what a wake-up that
-  // never comes (progress not driven by a message) can cost. A rank that owns its core sleeps only
-  // after a long idle stretch (its spin, FABMPI_SPIN_US, and then yields): a wake-up costs the sender a
-  // syscall and us a scheduler round trip.
+  // Oversubscribed: sleep until a peer's message wakes us (native shm only), so the ranks that have
+  // work get the cores; the timeout bounds what a wake-up that never comes (progress not driven by a
+  // message) can cost. A rank that owns its core only yields (measured: on a loaded machine, a rank
+  // that sleeps waits for a run-queue slot on every wake-up, ~1 ms per message, while a yielding one
+  // keeps its share), and sleeps only after a long idle stretch, so a rank waiting on a peer that
+  // computes for seconds does not burn its core.
   constexpr int kSleepMicros = 1000;
-  constexpr int kIdlePollsBeforeSleep = 20000;
-  const bool may_sleep = oversubscribed_ || idle_polls > kIdlePollsBeforeSleep;
+  constexpr auto kIdleBeforeSleep = std::chrono::milliseconds(50);
+  const bool may_sleep = oversubscribed_ || idle_time > kIdleBeforeSleep;
   if (!may_sleep || !pt2pt_ || !pt2pt_->sleep_until_event(kSleepMicros)) sched_yield();
 }
 
@@ -156,7 +158,7 @@ void Runtime::wait(Request& request) {
       spin.reset();
       continue;
     }
-    if (!spin.spin()) yield_once(spin.idle());
+    if (!spin.spin()) yield_once(spin.idle_time());
   }
 }
 
@@ -169,7 +171,7 @@ bool Runtime::wait_for(Request& request, double timeout_seconds) {
       continue;
     }
     if (!spin.spin()) {
-      yield_once(spin.idle());
+      yield_once(spin.idle_time());
       if (std::chrono::steady_clock::now() > deadline) return false;
     }
   }

@@ -105,6 +105,9 @@ class Runtime {
           budget_(rt.oversubscribed_ ? 0 : static_cast<long long>(rt.tunables_.spin_us)) {}
     void reset() noexcept { idle_ = 0; }
     int idle() const noexcept { return idle_; }
+    std::chrono::steady_clock::duration idle_time() const noexcept {
+      return std::chrono::steady_clock::now() - since_;
+    }
     // Counts an empty progress pass; true while the loop should keep spinning.
     bool spin() noexcept {
       if (++idle_ == 1) {
@@ -125,10 +128,10 @@ class Runtime {
     std::chrono::steady_clock::time_point since_;
   };
 
-  // One idle step of a waiting loop, after `idle_polls` empty progress passes (past the spin limit):
-  // yields the core, or sleeps until a peer's message when the rank is oversubscribed or has waited
-  // long (native shm only; see pt2pt::Engine::sleep_until_event).
-  void yield_once(int idle_polls = 0);
+  // One idle step of a waiting loop that has been idle for `idle_time` (past its spin): yields the
+  // core, or sleeps until a peer's message when the rank is oversubscribed or has waited long (native
+  // shm only; see pt2pt::Engine::sleep_until_event).
+  void yield_once(std::chrono::steady_clock::duration idle_time = {});
 
   // The context ids this process has in use (runtime/context_ids.hpp); communicator creation
   // (runtime/comm_create.cpp) agrees on a new one with the other members. Shared with the

@@ -86,7 +86,7 @@ void progress_until(const std::function<bool()>& done) {
       continue;
     }
     if (spin.spin()) continue;
-    rt.yield_once(spin.idle());
+    rt.yield_once(spin.idle_time());
   }
 }
 
