@@ -217,8 +217,8 @@ class NativeShm final : public ShmTransport {
     return {reinterpret_cast<RingControl*>(r), r + sizeof(RingControl)};
   }
 
-  // A Dekker handshake with sleep_until_message: we published (tail store), fence, read `sleeping`;
-  // the sleeper stores `sleeping`, fences, rereads the tails. At least one sees the other, so either it
+  // A Dekker handshake with sleep_until_message: we published (the record type store), fence, read `sleeping`;
+  // the sleeper stores `sleeping`, fences, rereads its rings. At least one sees the other, so either it
   // finds our record or we wake it. A receiver that is awake costs us a fence and one shared load.
   void wake_if_sleeping(std::size_t j) noexcept {
     RankSlot* s = slot(j);
@@ -496,7 +496,7 @@ int NativeShm::poll(TransportSink& sink) {
     for (std::size_t j = 0; j < local_count_; ++j)
       if (!outgoing_[j].empty()) events += pump(j, &sink);
   }
-  // Polling every inbound ring costs one load per idle peer (the tail's cache line stays shared
+  // Polling every inbound ring costs one load per idle peer (the head record's line stays shared
   // until the peer writes), cheaper than a shared doorbell every sender would have to bounce.
   more_waiting_ = false;
   for (std::size_t j = 0; j < local_count_; ++j)

@@ -4,7 +4,7 @@
 // name through the bootstrap before the engine's fence; the others open it after the fence; the last
 // rank to map it unlinks the name, so a crashed job leaves nothing behind in /dev/shm.
 // Per ordered pair of local ranks there is one single-producer single-consumer ring (pt2pt/shm_ring.hpp)
-// carrying WireHeader + eager payload; a receiver polls its inbound rings' tails. A waiting rank may
+// carrying WireHeader + eager payload; a receiver polls the next record of each inbound ring. A waiting rank may
 // sleep on a per-rank futex "doorbell"; senders that see its `sleeping` flag bump it and wake it.
 // Rendezvous data moves in one copy with Linux cross-memory attach: expose() hands out the buffer's
 // address and read() is process_vm_readv from the sender's address space. If CMA is not permitted
