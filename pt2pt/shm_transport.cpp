@@ -7,6 +7,7 @@
 #include <sched.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -306,10 +307,15 @@ Rc NativeShm::create(Bootstrap& boot) {
   if (fd.get() < 0) return fail(MPI_ERR_OTHER, "native-shm: shm_open(%s): %s", name_.c_str(), strerror(errno));
   created_ = true;
   const std::size_t bytes = segment_bytes(local_count_, ring_bytes_);
-  // posix_fallocate, not ftruncate: a too-small /dev/shm fails here rather than as SIGBUS later.
-  int rc = posix_fallocate(fd.get(), 0, static_cast<off_t>(bytes));
-  if (rc) return fail(MPI_ERR_NO_MEM, "native-shm: allocating %zu bytes in /dev/shm: %s (try FABMPI_NETMOD=ofi-shm)",
-                      bytes, strerror(rc));
+  // Sparse (ftruncate): pages are allocated as pairs actually talk, so an all-pairs layout stays cheap
+  // for jobs where ranks talk to few peers. A /dev/shm without room for the whole segment is refused
+  // here rather than surfacing as SIGBUS later.
+  struct statvfs fs{};
+  if (fstatvfs(fd.get(), &fs) == 0 && static_cast<unsigned long long>(fs.f_bavail) * fs.f_frsize < bytes)
+    return fail(MPI_ERR_NO_MEM, "native-shm: /dev/shm has %llu bytes free, the segment needs %zu (try FABMPI_NETMOD=ofi-shm)",
+                static_cast<unsigned long long>(fs.f_bavail) * fs.f_frsize, bytes);
+  if (ftruncate(fd.get(), static_cast<off_t>(bytes)) != 0)
+    return fail(MPI_ERR_NO_MEM, "native-shm: sizing the segment to %zu bytes: %s", bytes, strerror(errno));
   FABMPI_TRY(mapping_.map(fd.get(), bytes));
   SegmentHeader* h = header();
   h->magic = kMagic;
