@@ -72,6 +72,7 @@ struct Peer {
   std::uint32_t next_send_seq = 0;
   std::uint32_t next_recv_seq = 0;
   std::map<std::uint32_t, ArrivalRef> reorder;  // arrived ahead of next_recv_seq
+  std::size_t eager_limit = 0;                  // largest eager payload over this peer's transport
   long long credits = 0;                        // eager messages we may still send
   long long owed = 0;                           // credits to return to this peer
 };
@@ -91,7 +92,8 @@ void complete_request(Request& r, int source, int tag, std::size_t bytes, int er
 struct Engine::Impl final : TransportSink {
   Runtime& runtime;
   int my_world = 0;
-  std::size_t eager_max = 0;
+  std::size_t eager_max = 0;       // libfabric and self
+  std::size_t native_eager_max = 0;  // native shared memory (FABMPI_SHM_EAGER_MAX)
   std::size_t rndv_chunk = 0;
   long long credit_limit = 0;
   std::unique_ptr<Transport> self, shm, tcp;  // shm: libfabric's shm provider (FABMPI_NETMOD=ofi-shm)
@@ -130,6 +132,7 @@ Rc Engine::Impl::open(Engine*) {
   my_world = runtime.world_rank();
   const int size = runtime.world_size();
   eager_max = t.eager_max;
+  native_eager_max = t.shm_eager_max;
   rndv_chunk = std::max<std::size_t>(t.rndv_chunk, 4096);
   credit_limit = std::max<long long>(t.eager_credits, 1);
   peers.resize(static_cast<std::size_t>(size));
@@ -193,7 +196,7 @@ Rc Engine::Impl::open(Engine*) {
     o.world_rank = my_world;
     o.node = my_node;
     o.local_ranks = local_ranks;
-    o.max_message = sizeof(WireHeader) + eager_max;
+    o.max_message = sizeof(WireHeader) + native_eager_max;
     o.ring_bytes = t.shm_ring;
     o.allow_cma = t.shm_cma;
     FABMPI_TRY(ShmTransport::prepare(o, boot, &native));
@@ -207,14 +210,18 @@ Rc Engine::Impl::open(Engine*) {
   for (int r = 0; r < size; ++r) {
     Peer& p = peer(r);
     p.credits = credit_limit;
+    p.eager_limit = eager_max;
     if (r == my_world) p.transport = self.get();
     else if (node[static_cast<std::size_t>(r)] != my_node) p.transport = tcp.get();
-    else if (local_transport(r) == Local::native) p.transport = native.get();
+    else if (local_transport(r) == Local::native) {
+      p.transport = native.get();
+      p.eager_limit = native_eager_max;
+    }
     else if (local_transport(r) == Local::ofi_shm) p.transport = shm.get();
     else p.transport = tcp.get();
   }
-  FABMPI_LOG(info, pt2pt, "engine up: eager %zu, chunk %zu, credits %lld, native shm %s, ofi shm %s, tcp %s",
-             eager_max, rndv_chunk, credit_limit, native ? "on" : "off", shm ? "on" : "off", tcp ? "on" : "off");
+  FABMPI_LOG(info, pt2pt, "engine up: eager %zu (native shm %zu), chunk %zu, credits %lld, native shm %s, ofi shm %s, tcp %s",
+             eager_max, native_eager_max, rndv_chunk, credit_limit, native ? "on" : "off", shm ? "on" : "off", tcp ? "on" : "off");
   return Rc();
 }
 
@@ -252,7 +259,7 @@ Rc Engine::Impl::start_send(const void* buf, std::size_t count, const DatatypeRe
   Peer& p = peer(world);
   const std::size_t bytes = count * type->size();
   const bool synchronous = mode == SendMode::synchronous;
-  const bool eager = bytes <= eager_max && p.credits > 0;
+  const bool eager = bytes <= p.eager_limit && p.credits > 0;
 
   const std::uint64_t id = next_op++;
   if (eager && !synchronous && (bytes == 0 || contiguous(*type))) {

@@ -333,7 +333,7 @@ Rc NativeShm::attach(Bootstrap& boot) {
     FABMPI_TRY(mapping_.map(fd.get(), bytes));
     if (header()->magic != kMagic || header()->local_count != local_count_ || header()->ring_bytes != ring_bytes_)
       return fail(MPI_ERR_OTHER, "native-shm: segment %s does not match this rank's settings "
-                  "(FABMPI_EAGER_MAX and FABMPI_SHM_RING must be equal on all ranks)", name_.c_str());
+                  "(FABMPI_SHM_EAGER_MAX and FABMPI_SHM_RING must be equal on all ranks)", name_.c_str());
   }
   RankSlot* mine = slot(me_);
   mine->pid = static_cast<std::int32_t>(getpid());
