@@ -598,7 +598,9 @@ int Engine::progress() {
 }
 
 bool Engine::sleep_until_event(int timeout_us) {
-  if (!impl_->native || impl_->shm || impl_->tcp || impl_->self->pending()) return false;
+  if (!impl_->native || !impl_->runtime.tunables().shm_sleep || impl_->shm || impl_->tcp ||
+      impl_->self->pending())
+    return false;
   return impl_->native->sleep_until_message(timeout_us);
 }
 
