@@ -24,6 +24,7 @@
 #include "common/log.hpp"
 #include "pt2pt/libfabric_transport.hpp"
 #include "pt2pt/matching.hpp"
+#include "pt2pt/shm_transport.hpp"
 #include "pt2pt/transport.hpp"
 
 namespace fabmpi::pt2pt {
@@ -93,7 +94,8 @@ struct Engine::Impl final : TransportSink {
   std::size_t eager_max = 0;
   std::size_t rndv_chunk = 0;
   long long credit_limit = 0;
-  std::unique_ptr<Transport> self, shm, tcp;
+  std::unique_ptr<Transport> self, shm, tcp;  // shm: libfabric's shm provider (FABMPI_NETMOD=ofi-shm)
+  std::unique_ptr<ShmTransport> native;       // fabmpi's own shared memory (the default on a node)
   std::vector<Peer> peers;
   MatchQueue<RecvOpRef> posted;
   MatchQueue<ArrivalRef> unexpected;
@@ -132,23 +134,32 @@ Rc Engine::Impl::open(Engine*) {
   credit_limit = std::max<long long>(t.eager_credits, 1);
   peers.resize(static_cast<std::size_t>(size));
   const std::string& netmod = t.netmod;
-  if (netmod != "auto" && netmod != "tcp" && netmod != "shm" && netmod != "mixed")
-    return fail(MPI_ERR_OTHER, "FABMPI_NETMOD=%s: expected auto, tcp, shm or mixed", netmod.c_str());
-  // Which provider carries traffic to a rank of this node. "mixed" (for tests) splits local peers
-  // between shm and tcp so one MPI_ANY_SOURCE receive spans both endpoints.
-  auto local_uses_tcp = [&](int r) {
-    return netmod == "tcp" || (netmod == "mixed" && (r + my_world) % 2 == 1);
+  if (netmod != "auto" && netmod != "shm" && netmod != "ofi-shm" && netmod != "tcp" && netmod != "mixed")
+    return fail(MPI_ERR_OTHER, "FABMPI_NETMOD=%s: expected auto, shm, ofi-shm, tcp or mixed", netmod.c_str());
+  // Which transport carries traffic to a rank of this node. "mixed" (for tests) splits local peers
+  // three ways (native shm, libfabric shm, tcp) so one MPI_ANY_SOURCE receive spans all of them; the
+  // rule is symmetric in the two ranks, so both ends of a pair agree.
+  enum class Local { native, ofi_shm, tcp };
+  auto local_transport = [&](int r) {
+    if (netmod == "tcp") return Local::tcp;
+    if (netmod == "ofi-shm") return Local::ofi_shm;
+    if (netmod == "mixed") return static_cast<Local>((r + my_world) % 3);
+    return Local::native;
   };
 
   const auto& node = runtime.node_of_rank();
   const int my_node = node[static_cast<std::size_t>(my_world)];
-  bool need_shm = false, need_tcp = false;
+  bool need_native = false, need_shm = false, need_tcp = false;
+  std::vector<int> local_ranks;
   for (int r = 0; r < size; ++r) {
-    if (r == my_world) continue;
     const bool local = node[static_cast<std::size_t>(r)] == my_node;
+    if (local) local_ranks.push_back(r);
+    if (r == my_world) continue;
     if (!local && netmod == "shm")
       return fail(MPI_ERR_OTHER, "FABMPI_NETMOD=shm, but rank %d is on another node", r);
-    if (local && !local_uses_tcp(r)) need_shm = true;
+    if (!local) need_tcp = true;
+    else if (local_transport(r) == Local::native) need_native = true;
+    else if (local_transport(r) == Local::ofi_shm) need_shm = true;
     else need_tcp = true;
   }
 
@@ -168,20 +179,42 @@ Rc Engine::Impl::open(Engine*) {
     FABMPI_TRY(open_libfabric_transport(o, out, &hex, &ordered));
     return boot.put("fabmpi-ep-" + std::to_string(my_world) + "-" + short_name, hex);
   };
+  // Every local rank takes part in the segment when any pair of this node uses it (so under "mixed" a
+  // rank without native peers still maps it: the node's ranks wait for each other there).
+  auto pair_native = [&](int a, int b) {
+    if (netmod == "mixed") return (a + b) % 3 == static_cast<int>(Local::native);
+    return local_transport(b) == Local::native;
+  };
+  for (int a : local_ranks)
+    for (int b : local_ranks)
+      if (a != b && pair_native(a, b)) need_native = true;
+  if (need_native) {
+    ShmOptions o;
+    o.world_rank = my_world;
+    o.node = my_node;
+    o.local_ranks = local_ranks;
+    o.max_message = sizeof(WireHeader) + eager_max;
+    o.ring_bytes = t.shm_ring;
+    o.allow_cma = t.shm_cma;
+    FABMPI_TRY(ShmTransport::prepare(o, boot, &native));
+  }
   if (need_shm) FABMPI_TRY(open_one("shm", "shm", &shm));
   if (need_tcp) FABMPI_TRY(open_one("tcp;ofi_rxm", "tcp", &tcp));
   // One fence for everybody's addresses; peers are inserted into the AVs lazily, on first use.
   if (size > 1) FABMPI_TRY(boot.fence());
+  if (native) FABMPI_TRY(native->attach(boot));
 
   for (int r = 0; r < size; ++r) {
     Peer& p = peer(r);
     p.credits = credit_limit;
     if (r == my_world) p.transport = self.get();
-    else if (node[static_cast<std::size_t>(r)] == my_node && !local_uses_tcp(r)) p.transport = shm.get();
+    else if (node[static_cast<std::size_t>(r)] != my_node) p.transport = tcp.get();
+    else if (local_transport(r) == Local::native) p.transport = native.get();
+    else if (local_transport(r) == Local::ofi_shm) p.transport = shm.get();
     else p.transport = tcp.get();
   }
-  FABMPI_LOG(info, pt2pt, "engine up: eager %zu, chunk %zu, credits %lld, shm %s, tcp %s", eager_max,
-             rndv_chunk, credit_limit, shm ? "on" : "off", tcp ? "on" : "off");
+  FABMPI_LOG(info, pt2pt, "engine up: eager %zu, chunk %zu, credits %lld, native shm %s, ofi shm %s, tcp %s",
+             eager_max, rndv_chunk, credit_limit, native ? "on" : "off", shm ? "on" : "off", tcp ? "on" : "off");
   return Rc();
 }
 
@@ -222,6 +255,30 @@ Rc Engine::Impl::start_send(const void* buf, std::size_t count, const DatatypeRe
   const bool eager = bytes <= eager_max && p.credits > 0;
 
   const std::uint64_t id = next_op++;
+  if (eager && !synchronous && (bytes == 0 || contiguous(*type))) {
+    // Fast path: a contiguous eager send that the transport takes at once needs no bookkeeping.
+    WireHeader h{};
+    h.kind = WireKind::eager;
+    h.context_id = comm->context_id();
+    h.channel = static_cast<std::uint8_t>(channel);
+    h.source = comm->rank();
+    h.tag = tag;
+    h.src_world = my_world;
+    h.seq = p.next_send_seq++;
+    h.size = bytes;
+    h.sender_op = id;
+    --p.credits;
+    bool done = false;
+    FABMPI_TRY(p.transport->send(world, h, static_cast<const char*>(buf) + type->true_lb(), bytes, id, &done));
+    if (done) {
+      complete_request(*request, request->source, request->tag, 0, MPI_SUCCESS);
+    } else {
+      SendOp& op = sends[id];
+      op.request = request;
+      op.events_left = 1;
+    }
+    return Rc();
+  }
   SendOp& op = sends[id];
   op.request = request;
   const void* data = static_cast<const char*>(buf) + type->true_lb();
@@ -527,15 +584,22 @@ bool Engine::cancel(Request& request) {
 
 int Engine::progress() {
   int events = impl_->self->poll(*impl_);
+  if (impl_->native) events += impl_->native->poll(*impl_);
   if (impl_->shm) events += impl_->shm->poll(*impl_);
   if (impl_->tcp) events += impl_->tcp->poll(*impl_);
   return events;
 }
 
+bool Engine::sleep_until_event(int timeout_us) {
+  if (!impl_->native || impl_->shm || impl_->tcp || impl_->self->pending()) return false;
+  return impl_->native->sleep_until_message(timeout_us);
+}
+
 Rc Engine::quiesce() {
   // Rendezvous sends wait for the receiver's fin; this also keeps serving its reads (manual progress).
   auto busy = [&] {
-    return !impl_->sends.empty() || !impl_->reads.empty() || (impl_->shm && impl_->shm->pending()) ||
+    return !impl_->sends.empty() || !impl_->reads.empty() || (impl_->native && impl_->native->pending()) ||
+           (impl_->shm && impl_->shm->pending()) ||
            (impl_->tcp && impl_->tcp->pending());
   };
   while (busy()) {

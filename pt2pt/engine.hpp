@@ -75,6 +75,10 @@ class Engine : public ProgressSource {
   std::size_t eager_limit() const noexcept;
 
   int progress() override;
+  // For a rank with nothing to do: blocks until a message may have arrived or timeout_us passes, when
+  // every peer it has is reached over native shared memory (their sends wake it). Returns false at
+  // once otherwise (other transports, or local work pending); the caller then yields instead.
+  bool sleep_until_event(int timeout_us);
   // MPI_Finalize, before the closing fence: progresses until every send this process started has left
   // its buffers (transport completions received), so peers can still receive it after we stop polling.
   Rc quiesce();

@@ -129,42 +129,49 @@ void Runtime::remove_progress_source(ProgressSource* source) {
                           progress_sources_.end());
 }
 
-void Runtime::yield_once() {
+void Runtime::yield_once(std::chrono::steady_clock::duration idle_time) {
   if (needs_api_lock()) {
     // Let other application threads into the library while this one waits.
     api_lock_.unlock();
     sched_yield();
     api_lock_.lock();
-  } else {
-    sched_yield();
+    return;
   }
+  // Oversubscribed: sleep until a peer's message wakes us (native shm only), so the ranks that have
+  // work get the cores; the timeout bounds what a wake-up that never comes (progress not driven by a
+  // message) can cost. A rank that owns its core only yields (measured: on a loaded machine, a rank
+  // that sleeps waits for a run-queue slot on every wake-up, ~1 ms per message, while a yielding one
+  // keeps its share), and sleeps only after a long idle stretch, so a rank waiting on a peer that
+  // computes for seconds does not burn its core.
+  constexpr int kSleepMicros = 1000;
+  constexpr auto kIdleBeforeSleep = std::chrono::milliseconds(50);
+  const bool may_sleep = oversubscribed_ || idle_time > kIdleBeforeSleep;
+  if (!may_sleep || !pt2pt_ || !pt2pt_->sleep_until_event(kSleepMicros)) sched_yield();
 }
 
 void Runtime::wait(Request& request) {
   // Spin briefly (the answer is often microseconds away), then give the core away on every empty
   // pass; with more ranks than cores, spinning only delays the peer we are waiting for.
-  const int spin_limit = oversubscribed_ ? 0 : static_cast<int>(tunables_.spin_count);
-  int idle = 0;
+  IdleSpin spin(*this);
   while (!request.is_complete()) {
     if (progress() > 0) {
-      idle = 0;
+      spin.reset();
       continue;
     }
-    if (++idle > spin_limit) yield_once();
+    if (!spin.spin()) yield_once(spin.idle_time());
   }
 }
 
 bool Runtime::wait_for(Request& request, double timeout_seconds) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_seconds);
-  const int spin_limit = oversubscribed_ ? 0 : static_cast<int>(tunables_.spin_count);
-  int idle = 0;
+  IdleSpin spin(*this);
   while (!request.is_complete()) {
     if (progress() > 0) {
-      idle = 0;
+      spin.reset();
       continue;
     }
-    if (++idle > spin_limit) {
-      yield_once();
+    if (!spin.spin()) {
+      yield_once(spin.idle_time());
       if (std::chrono::steady_clock::now() > deadline) return false;
     }
   }

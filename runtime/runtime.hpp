@@ -3,6 +3,8 @@
 // the core itself never reaches for a global.
 #pragma once
 
+#include <chrono>
+
 #include <atomic>
 #include <functional>
 #include <map>
@@ -93,6 +95,43 @@ class Runtime {
   // The lock every MPI call holds under MPI_THREAD_MULTIPLE (released while a wait yields).
   std::recursive_mutex& api_lock() noexcept { return api_lock_; }
   bool needs_api_lock() const noexcept { return thread_level_ == MPI_THREAD_MULTIPLE; }
+  // How long a waiting loop keeps spinning before it yields: FABMPI_SPIN_COUNT empty polls and at least
+  // FABMPI_SPIN_US microseconds (a poll of native shared memory takes nanoseconds, so a count alone
+  // would give the core away after microseconds); neither when oversubscribed.
+  class IdleSpin {
+   public:
+    explicit IdleSpin(const Runtime& rt)
+        : limit_(rt.oversubscribed_ ? 0 : static_cast<int>(rt.tunables_.spin_count)),
+          budget_(rt.oversubscribed_ ? 0 : static_cast<long long>(rt.tunables_.spin_us)) {}
+    void reset() noexcept { idle_ = 0; }
+    int idle() const noexcept { return idle_; }
+    std::chrono::steady_clock::duration idle_time() const noexcept {
+      return std::chrono::steady_clock::now() - since_;
+    }
+    // Counts an empty progress pass; true while the loop should keep spinning.
+    bool spin() noexcept {
+      if (++idle_ == 1) {
+        since_ = std::chrono::steady_clock::now();
+        spinning_ = budget_ > 0;
+      }
+      if (idle_ <= limit_) return true;
+      if (spinning_ && (idle_ & 255) == 0)
+        spinning_ = std::chrono::steady_clock::now() - since_ < std::chrono::microseconds(budget_);
+      return spinning_;
+    }
+
+   private:
+    int limit_;
+    long long budget_;
+    int idle_ = 0;
+    bool spinning_ = false;
+    std::chrono::steady_clock::time_point since_;
+  };
+
+  // One idle step of a waiting loop that has been idle for `idle_time` (past its spin): yields the
+  // core, or sleeps until a peer's message when the rank is oversubscribed or has waited long (native
+  // shm only; see pt2pt::Engine::sleep_until_event).
+  void yield_once(std::chrono::steady_clock::duration idle_time = {});
 
   // The context ids this process has in use (runtime/context_ids.hpp); communicator creation
   // (runtime/comm_create.cpp) agrees on a new one with the other members. Shared with the
@@ -106,7 +145,6 @@ class Runtime {
 
  private:
   Runtime() = default;
-  void yield_once();
 
   int world_rank_ = 0;
   int world_size_ = 1;

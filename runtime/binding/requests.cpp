@@ -78,21 +78,14 @@ int release_completed(MPI_Request* handle, const RequestRef& request, MPI_Status
 
 void progress_until(const std::function<bool()>& done) {
   Runtime& rt = runtime();
-  const int spin_limit = rt.oversubscribed() ? 0 : static_cast<int>(rt.tunables().spin_count);
-  int idle = 0;
+  Runtime::IdleSpin spin(rt);
   while (!done()) {
     if (rt.progress() > 0) {
-      idle = 0;
+      spin.reset();
       continue;
     }
-    if (++idle <= spin_limit) continue;
-    if (rt.needs_api_lock()) {
-      rt.api_lock().unlock();
-      sched_yield();
-      rt.api_lock().lock();
-    } else {
-      sched_yield();
-    }
+    if (spin.spin()) continue;
+    rt.yield_once(spin.idle_time());
   }
 }
 

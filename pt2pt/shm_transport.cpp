@@ -1,0 +1,521 @@
+// The native shared-memory transport (see shm_transport.hpp for the design).
+#include "pt2pt/shm_transport.hpp"
+
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <sched.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <deque>
+#include <random>
+#include <unordered_map>
+#include <utility>
+
+#include "common/log.hpp"
+#include "pt2pt/shm_ring.hpp"
+
+namespace fabmpi::pt2pt {
+namespace {
+
+constexpr std::uint64_t kMagic = 0x66616273686d3031ull;  // "fabshm01"
+constexpr std::uint64_t kProbeValue = 0x5ca1ab1e0ddba11ull;
+
+// Record types in the rings (kRecordEmpty and kRecordSkip are the ring's own).
+constexpr std::uint32_t kRecordMessage = 1;   // WireHeader + payload
+constexpr std::uint32_t kRecordPullAsk = 2;   // PullAsk: "send me these bytes of yours"
+constexpr std::uint32_t kRecordPullData = 3;  // PullData + bytes
+
+struct PullAsk {
+  std::uint64_t token;
+  std::uint64_t raddr;
+  std::uint64_t bytes;
+};
+struct PullData {
+  std::uint64_t token;
+  std::uint64_t offset;
+};
+
+struct alignas(kRingAlign) SegmentHeader {
+  std::uint64_t magic;
+  std::uint32_t local_count;
+  std::uint32_t reserved;
+  std::uint64_t ring_bytes;
+  std::atomic<std::uint32_t> attached;  // ranks that mapped the segment and filled their slot
+  std::atomic<std::uint32_t> checked;   // ranks that finished the CMA check
+};
+
+// One per local rank.
+struct alignas(kRingAlign) RankSlot {
+  std::atomic<std::uint32_t> doorbell;  // a futex: bumped by a sender that finds this rank sleeping
+  std::atomic<std::uint32_t> sleeping;  // the rank may be waiting on the doorbell: senders must wake it
+  std::atomic<std::uint32_t> cma_ok;
+  std::int32_t pid;
+  std::uint64_t probe_addr;  // a word holding kProbeValue in this rank's memory
+};
+
+std::size_t round_pow2(std::size_t n) {
+  std::size_t p = 4096;
+  while (p < n) p <<= 1;
+  return p;
+}
+
+std::size_t segment_bytes(std::size_t local_count, std::size_t ring_bytes) {
+  return sizeof(SegmentHeader) + local_count * sizeof(RankSlot) +
+         local_count * local_count * (sizeof(RingControl) + ring_bytes);
+}
+
+class FdOwner {
+ public:
+  FdOwner() = default;
+  explicit FdOwner(int fd) noexcept : fd_(fd) {}
+  ~FdOwner() { if (fd_ >= 0) close(fd_); }
+  FdOwner(const FdOwner&) = delete;
+  FdOwner& operator=(const FdOwner&) = delete;
+  int get() const noexcept { return fd_; }
+
+ private:
+  int fd_ = -1;
+};
+
+class Mapping {
+ public:
+  Mapping() = default;
+  ~Mapping() { if (base_) munmap(base_, bytes_); }
+  Mapping(const Mapping&) = delete;
+  Mapping& operator=(const Mapping&) = delete;
+  Rc map(int fd, std::size_t bytes) {
+    void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED) return fail(MPI_ERR_NO_MEM, "shm: mmap of %zu bytes: %s", bytes, strerror(errno));
+    base_ = static_cast<unsigned char*>(p);
+    bytes_ = bytes;
+    return Rc();
+  }
+  unsigned char* base() const noexcept { return base_; }
+
+ private:
+  unsigned char* base_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+// Something waiting for room in the ring to one peer, in the order it was asked for.
+struct Outgoing {
+  enum class Kind : std::uint8_t { message, pull_ask, pull_data };
+  Kind kind = Kind::message;
+  std::uint64_t token = 0;
+  WireHeader header{};
+  const unsigned char* data = nullptr;  // message payload, or the exposed memory a pull streams from
+  std::size_t bytes = 0;
+  std::size_t offset = 0;   // pull_data: bytes already streamed
+  std::uint64_t raddr = 0;  // pull_ask
+};
+
+struct PullRead {
+  unsigned char* local = nullptr;
+  std::size_t bytes = 0;
+  std::size_t received = 0;
+};
+
+class NativeShm final : public ShmTransport {
+ public:
+  explicit NativeShm(ShmOptions o) : options_(std::move(o)) {
+    local_count_ = options_.local_ranks.size();
+    for (std::size_t i = 0; i < local_count_; ++i)
+      if (options_.local_ranks[i] == options_.world_rank) me_ = i;
+    int max_world = 0;
+    for (int r : options_.local_ranks) max_world = std::max(max_world, r);
+    local_of_world_.assign(static_cast<std::size_t>(max_world) + 1, -1);
+    for (std::size_t i = 0; i < local_count_; ++i)
+      local_of_world_[static_cast<std::size_t>(options_.local_ranks[i])] = static_cast<int>(i);
+    ring_bytes_ = round_pow2(std::max(options_.ring_bytes, 2 * ring_record_size(options_.max_message)));
+  }
+  ~NativeShm() override {
+    if (created_ && !unlinked_) shm_unlink(name_.c_str());  // nobody else attached (startup failed)
+  }
+
+  Rc create(Bootstrap& boot);
+  Rc attach(Bootstrap& boot) override;
+  bool single_copy() const noexcept override { return cma_; }
+
+  const char* name() const noexcept override { return "native-shm"; }
+  std::size_t inject_limit() const noexcept override { return options_.max_message - sizeof(WireHeader); }
+
+  Rc send(int peer, const WireHeader& header, const void* payload, std::size_t bytes, std::uint64_t token,
+          bool* completed_now) override {
+    const int j = local_index(peer);
+    if (j < 0) return fail(MPI_ERR_INTERN, "native-shm: rank %d is not on this node", peer);
+    if (sizeof header + bytes > options_.max_message)
+      return fail(MPI_ERR_INTERN, "native-shm: %zu-byte message exceeds the ring limit", bytes);
+    auto& queue = outgoing_[static_cast<std::size_t>(j)];
+    if (queue.empty() && write_message(static_cast<std::size_t>(j), header, payload, bytes)) {
+      wake_if_sleeping(static_cast<std::size_t>(j));
+      *completed_now = true;
+      return Rc();
+    }
+    Outgoing o;
+    o.kind = Outgoing::Kind::message;
+    o.token = token;
+    o.header = header;
+    o.data = static_cast<const unsigned char*>(payload);
+    o.bytes = bytes;
+    queue.push_back(o);
+    ++queued_;
+    *completed_now = false;
+    return Rc();
+  }
+
+  Rc expose(const void* buf, std::size_t, Exposure* out) override {
+    // Nothing to register: with CMA the peer reads our address space; without, we stream from it.
+    out->addr = reinterpret_cast<std::uint64_t>(buf);
+    out->key = 0;
+    return Rc();
+  }
+
+  Rc read(int peer, void* local, std::size_t bytes, std::uint64_t raddr, std::uint64_t,
+          std::uint64_t token) override {
+    const int j = local_index(peer);
+    if (j < 0) return fail(MPI_ERR_INTERN, "native-shm: rank %d is not on this node", peer);
+    if (cma_) {
+      // Synchronous single copy; the completion is reported from the next poll, never from inside
+      // read() (the engine is still issuing the other chunks of this receive).
+      completions_.emplace_back(token, cma_read(static_cast<std::size_t>(j), local, bytes, raddr));
+      return Rc();
+    }
+    pull_reads_[token] = PullRead{static_cast<unsigned char*>(local), bytes, 0};
+    Outgoing o;
+    o.kind = Outgoing::Kind::pull_ask;
+    o.token = token;
+    o.raddr = raddr;
+    o.bytes = bytes;
+    outgoing_[static_cast<std::size_t>(j)].push_back(o);
+    ++queued_;
+    pump(static_cast<std::size_t>(j), nullptr);
+    return Rc();
+  }
+
+  int poll(TransportSink& sink) override;
+  std::size_t pending() const noexcept override { return queued_ + pull_reads_.size() + completions_.size(); }
+
+ private:
+  int local_index(int world) const noexcept {
+    if (world < 0 || static_cast<std::size_t>(world) >= local_of_world_.size()) return -1;
+    return local_of_world_[static_cast<std::size_t>(world)];
+  }
+  SegmentHeader* header() const noexcept { return reinterpret_cast<SegmentHeader*>(mapping_.base()); }
+  RankSlot* slot(std::size_t i) const noexcept {
+    return reinterpret_cast<RankSlot*>(mapping_.base() + sizeof(SegmentHeader)) + i;
+  }
+  std::pair<RingControl*, unsigned char*> ring(std::size_t from, std::size_t to) const noexcept {
+    unsigned char* rings = mapping_.base() + sizeof(SegmentHeader) + local_count_ * sizeof(RankSlot);
+    unsigned char* r = rings + (from * local_count_ + to) * (sizeof(RingControl) + ring_bytes_);
+    return {reinterpret_cast<RingControl*>(r), r + sizeof(RingControl)};
+  }
+
+  // A Dekker handshake with sleep_until_message: we published (the record type store), fence, read `sleeping`;
+  // the sleeper stores `sleeping`, fences, rereads its rings. At least one sees the other, so either it
+  // finds our record or we wake it. A receiver that is awake costs us a fence and one shared load.
+  void wake_if_sleeping(std::size_t j) noexcept {
+    RankSlot* s = slot(j);
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    if (s->sleeping.load(std::memory_order_relaxed)) {
+      s->doorbell.fetch_add(1, std::memory_order_relaxed);
+      syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&s->doorbell), FUTEX_WAKE, 1, nullptr, nullptr, 0);
+    }
+  }
+
+ public:
+  bool sleep_until_message(int timeout_us) override {
+    // Only arrivals wake us; a full ring to a peer frees silently, so never sleep on queued sends.
+    if (queued_ || more_waiting_ || !completions_.empty()) return false;
+    RankSlot* s = slot(me_);
+    const std::uint32_t bell = s->doorbell.load(std::memory_order_relaxed);
+    s->sleeping.store(1, std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    bool arrived = false;
+    for (std::size_t j = 0; j < local_count_ && !arrived; ++j) arrived = j != me_ && consumers_[j].has_data();
+    if (!arrived) {
+      timespec ts{timeout_us / 1000000, (timeout_us % 1000000) * 1000L};
+      syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&s->doorbell), FUTEX_WAIT, bell, &ts, nullptr, 0);
+    }
+    s->sleeping.store(0, std::memory_order_relaxed);
+    return true;
+  }
+
+ private:
+
+  bool write_message(std::size_t j, const WireHeader& h, const void* payload, std::size_t bytes) noexcept {
+    unsigned char* p = producers_[j].reserve(sizeof h + bytes, kRecordMessage);
+    if (!p) return false;
+    std::memcpy(p, &h, sizeof h);
+    if (bytes) std::memcpy(p + sizeof h, payload, bytes);
+    producers_[j].commit();
+    return true;
+  }
+
+  int cma_read(std::size_t j, void* local, std::size_t bytes, std::uint64_t raddr) {
+    const pid_t pid = slot(j)->pid;
+    std::size_t done = 0;
+    while (done < bytes) {
+      iovec l{static_cast<char*>(local) + done, bytes - done};
+      iovec r{reinterpret_cast<void*>(raddr + done), bytes - done};
+      ssize_t n = process_vm_readv(pid, &l, 1, &r, 1, 0);
+      if (n <= 0) {
+        FABMPI_LOG(error, pt2pt, "native-shm: process_vm_readv from rank %d (pid %d): %s",
+                   options_.local_ranks[j], pid, n < 0 ? strerror(errno) : "no progress");
+        return MPI_ERR_OTHER;
+      }
+      done += static_cast<std::size_t>(n);
+    }
+    return MPI_SUCCESS;
+  }
+
+  // Moves queued items to peer j's ring while they fit. Returns items that left the queue.
+  int pump(std::size_t j, TransportSink* sink);
+  int drain(std::size_t j, TransportSink& sink);
+
+  ShmOptions options_;
+  std::string name_;
+  bool created_ = false, unlinked_ = false, cma_ = false;
+  std::size_t local_count_ = 0, me_ = 0, ring_bytes_ = 0;
+  std::vector<int> local_of_world_;
+  Mapping mapping_;
+  std::vector<RingProducer> producers_;  // index: local rank we send to
+  std::vector<RingConsumer> consumers_;  // index: local rank we receive from
+  std::vector<std::deque<Outgoing>> outgoing_;
+  std::size_t queued_ = 0;  // items in outgoing_ (sends, pull asks, pull streams being served)
+  std::vector<std::pair<std::uint64_t, int>> completions_;  // (token, error) to report from poll
+  std::unordered_map<std::uint64_t, PullRead> pull_reads_;
+  bool more_waiting_ = false;  // a drain stopped at its batch limit
+  alignas(8) volatile std::uint64_t probe_word_ = kProbeValue;
+};
+
+Rc NativeShm::create(Bootstrap& boot) {
+  const std::string key = "fabmpi-shm-node-" + std::to_string(options_.node);
+  if (me_ != 0) return Rc();  // the node's first rank creates; the others read the key after the fence
+  std::random_device rd;
+  char name[64];
+  std::snprintf(name, sizeof name, "/fabmpi-%d-%08x", static_cast<int>(getpid()), rd());
+  name_ = name;
+  FdOwner fd(shm_open(name_.c_str(), O_RDWR | O_CREAT | O_EXCL, 0600));
+  if (fd.get() < 0) return fail(MPI_ERR_OTHER, "native-shm: shm_open(%s): %s", name_.c_str(), strerror(errno));
+  created_ = true;
+  const std::size_t bytes = segment_bytes(local_count_, ring_bytes_);
+  // posix_fallocate, not ftruncate: a too-small /dev/shm fails here rather than as SIGBUS later.
+  int rc = posix_fallocate(fd.get(), 0, static_cast<off_t>(bytes));
+  if (rc) return fail(MPI_ERR_NO_MEM, "native-shm: allocating %zu bytes in /dev/shm: %s (try FABMPI_NETMOD=ofi-shm)",
+                      bytes, strerror(rc));
+  FABMPI_TRY(mapping_.map(fd.get(), bytes));
+  SegmentHeader* h = header();
+  h->magic = kMagic;
+  h->local_count = static_cast<std::uint32_t>(local_count_);
+  h->ring_bytes = ring_bytes_;
+  return boot.put(key, name_);
+}
+
+Rc NativeShm::attach(Bootstrap& boot) {
+  const std::size_t bytes = segment_bytes(local_count_, ring_bytes_);
+  if (me_ != 0) {
+    FABMPI_TRY(boot.get("fabmpi-shm-node-" + std::to_string(options_.node), &name_));
+    FdOwner fd(shm_open(name_.c_str(), O_RDWR, 0));
+    if (fd.get() < 0) return fail(MPI_ERR_OTHER, "native-shm: shm_open(%s): %s", name_.c_str(), strerror(errno));
+    FABMPI_TRY(mapping_.map(fd.get(), bytes));
+    if (header()->magic != kMagic || header()->local_count != local_count_ || header()->ring_bytes != ring_bytes_)
+      return fail(MPI_ERR_OTHER, "native-shm: segment %s does not match this rank's settings "
+                  "(FABMPI_EAGER_MAX and FABMPI_SHM_RING must be equal on all ranks)", name_.c_str());
+  }
+  RankSlot* mine = slot(me_);
+  mine->pid = static_cast<std::int32_t>(getpid());
+  mine->probe_addr = reinterpret_cast<std::uint64_t>(&probe_word_);
+  const auto n = static_cast<std::uint32_t>(local_count_);
+  if (header()->attached.fetch_add(1, std::memory_order_acq_rel) + 1 == n) {
+    shm_unlink(name_.c_str());  // everyone has it mapped: the name is no longer needed
+    unlinked_ = true;
+  }
+  // Every local rank is inside MPI_Init now; wait for the others' slots (bounded).
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  auto wait_for = [&](std::atomic<std::uint32_t>& counter, const char* what) -> Rc {
+    while (counter.load(std::memory_order_acquire) < n) {
+      if (std::chrono::steady_clock::now() > deadline)
+        return fail(MPI_ERR_OTHER, "native-shm: timed out waiting for the node's ranks to %s", what);
+      sched_yield();
+    }
+    return Rc();
+  };
+  FABMPI_TRY(wait_for(header()->attached, "map the segment"));
+  unlinked_ = true;
+
+  // CMA check: read the next local rank's probe word (a sibling, like every real peer).
+  bool ok = options_.allow_cma;
+  if (ok) {
+    const std::size_t next = (me_ + 1) % local_count_;
+    std::uint64_t value = 0;
+    iovec l{&value, sizeof value};
+    iovec r{reinterpret_cast<void*>(slot(next)->probe_addr), sizeof value};
+    ssize_t got = process_vm_readv(slot(next)->pid, &l, 1, &r, 1, 0);
+    ok = got == static_cast<ssize_t>(sizeof value) && value == kProbeValue;
+    if (!ok)
+      FABMPI_LOG(warn, pt2pt, "native-shm: cross-memory attach to rank %d denied (%s); large messages are "
+                 "copied through shared memory", options_.local_ranks[next], got < 0 ? strerror(errno) : "bad value");
+  }
+  mine->cma_ok.store(ok ? 1 : 0, std::memory_order_relaxed);
+  header()->checked.fetch_add(1, std::memory_order_acq_rel);
+  FABMPI_TRY(wait_for(header()->checked, "check cross-memory attach"));
+  cma_ = true;
+  for (std::size_t i = 0; i < local_count_; ++i) cma_ = cma_ && slot(i)->cma_ok.load(std::memory_order_relaxed);
+
+  producers_.resize(local_count_);
+  consumers_.resize(local_count_);
+  outgoing_.resize(local_count_);
+  for (std::size_t j = 0; j < local_count_; ++j) {
+    if (j == me_) continue;
+    auto [out_ctl, out_data] = ring(me_, j);
+    auto [in_ctl, in_data] = ring(j, me_);
+    producers_[j] = RingProducer(out_ctl, out_data, ring_bytes_);
+    consumers_[j] = RingConsumer(in_ctl, in_data, ring_bytes_);
+  }
+  FABMPI_LOG(info, pt2pt, "native-shm: %zu local ranks, %zu-byte rings, large messages %s", local_count_,
+             ring_bytes_, cma_ ? "single copy (CMA)" : "copied through the rings");
+  return Rc();
+}
+
+int NativeShm::pump(std::size_t j, TransportSink* sink) {
+  auto& queue = outgoing_[j];
+  int moved = 0;
+  bool wrote = false;
+  while (!queue.empty()) {
+    Outgoing& o = queue.front();
+    if (o.kind == Outgoing::Kind::message) {
+      if (!write_message(j, o.header, o.data, o.bytes)) break;
+      if (o.token) {
+        if (sink) sink->on_complete(o.token, MPI_SUCCESS);
+        else completions_.emplace_back(o.token, MPI_SUCCESS);
+      }
+    } else if (o.kind == Outgoing::Kind::pull_ask) {
+      unsigned char* p = producers_[j].reserve(sizeof(PullAsk), kRecordPullAsk);
+      if (!p) break;
+      const PullAsk ask{o.token, o.raddr, o.bytes};
+      std::memcpy(p, &ask, sizeof ask);
+      producers_[j].commit();
+    } else {
+      // Stream our exposed memory in pieces as large as the ring takes.
+      const std::size_t piece_max = producers_[j].max_payload() - sizeof(PullData);
+      bool blocked = false;
+      while (o.offset < o.bytes) {
+        const std::size_t n = std::min(piece_max, o.bytes - o.offset);
+        unsigned char* p = producers_[j].reserve(sizeof(PullData) + n, kRecordPullData);
+        if (!p) {
+          blocked = true;
+          break;
+        }
+        const PullData d{o.token, o.offset};
+        std::memcpy(p, &d, sizeof d);
+        std::memcpy(p + sizeof d, o.data + o.offset, n);
+        producers_[j].commit();
+        o.offset += n;
+        wrote = true;
+      }
+      if (blocked) break;
+    }
+    wrote = true;
+    queue.pop_front();
+    --queued_;
+    ++moved;
+  }
+  if (wrote) wake_if_sleeping(j);
+  return moved;
+}
+
+int NativeShm::drain(std::size_t j, TransportSink& sink) {
+  constexpr int kBatch = 64;  // per ring and poll, so one chatty peer cannot starve the others
+  RingConsumer& in = consumers_[j];
+  int events = 0;
+  while (events < kBatch) {
+    const RecordHeader* r = in.peek();
+    if (!r) return events;
+    const unsigned char* p = reinterpret_cast<const unsigned char*>(r + 1);
+    switch (r->type) {
+      case kRecordMessage: {
+        WireHeader h;
+        std::memcpy(&h, p, sizeof h);
+        sink.on_message(h, p + sizeof h, r->bytes - sizeof h);
+        break;
+      }
+      case kRecordPullAsk: {
+        PullAsk ask;
+        std::memcpy(&ask, p, sizeof ask);
+        Outgoing o;
+        o.kind = Outgoing::Kind::pull_data;
+        o.token = ask.token;
+        o.data = reinterpret_cast<const unsigned char*>(ask.raddr);
+        o.bytes = ask.bytes;
+        outgoing_[j].push_back(o);
+        ++queued_;
+        break;
+      }
+      case kRecordPullData: {
+        PullData d;
+        std::memcpy(&d, p, sizeof d);
+        const std::size_t n = r->bytes - sizeof d;
+        auto it = pull_reads_.find(d.token);
+        if (it != pull_reads_.end()) {
+          std::memcpy(it->second.local + d.offset, p + sizeof d, n);
+          if ((it->second.received += n) >= it->second.bytes) {
+            pull_reads_.erase(it);
+            in.pop(r);
+            sink.on_complete(d.token, MPI_SUCCESS);
+            ++events;
+            continue;
+          }
+        }
+        break;
+      }
+      default: FABMPI_LOG(error, pt2pt, "native-shm: dropping a record of unknown type %u", r->type);
+    }
+    in.pop(r);
+    ++events;
+  }
+  more_waiting_ = true;
+  return events;
+}
+
+int NativeShm::poll(TransportSink& sink) {
+  int events = 0;
+  if (!completions_.empty()) {
+    auto done = std::move(completions_);
+    completions_.clear();
+    for (auto [token, error] : done) sink.on_complete(token, error);
+    events += static_cast<int>(done.size());
+  }
+  if (queued_) {
+    for (std::size_t j = 0; j < local_count_; ++j)
+      if (!outgoing_[j].empty()) events += pump(j, &sink);
+  }
+  // Polling every inbound ring costs one load per idle peer (the head record's line stays shared
+  // until the peer writes), cheaper than a shared doorbell every sender would have to bounce.
+  more_waiting_ = false;
+  for (std::size_t j = 0; j < local_count_; ++j)
+    if (j != me_) events += drain(j, sink);
+  // Pull requests that arrived just now: start streaming at once.
+  if (queued_) {
+    for (std::size_t j = 0; j < local_count_; ++j)
+      if (!outgoing_[j].empty()) events += pump(j, &sink);
+  }
+  return events;
+}
+
+}  // namespace
+
+Rc ShmTransport::prepare(const ShmOptions& options, Bootstrap& boot, std::unique_ptr<ShmTransport>* out) {
+  auto t = std::make_unique<NativeShm>(options);
+  FABMPI_TRY(t->create(boot));
+  *out = std::move(t);
+  return Rc();
+}
+
+}  // namespace fabmpi::pt2pt

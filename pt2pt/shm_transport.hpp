@@ -1,0 +1,47 @@
+// fabmpi's native shared-memory transport between ranks of one node (FABMPI_NETMOD=auto, the default).
+//
+// One POSIX shared-memory segment per node and job: the node's first rank creates it and publishes its
+// name through the bootstrap before the engine's fence; the others open it after the fence; the last
+// rank to map it unlinks the name, so a crashed job leaves nothing behind in /dev/shm.
+// Per ordered pair of local ranks there is one single-producer single-consumer ring (pt2pt/shm_ring.hpp)
+// carrying WireHeader + eager payload; a receiver polls the next record of each inbound ring. A waiting rank may
+// sleep on a per-rank futex "doorbell"; senders that see its `sleeping` flag bump it and wake it.
+// Rendezvous data moves in one copy with Linux cross-memory attach: expose() hands out the buffer's
+// address and read() is process_vm_readv from the sender's address space. If CMA is not permitted
+// (checked once at startup between neighbours, or FABMPI_SHM_CMA=0), read() instead asks the sender's
+// transport to stream the bytes through the ring (two copies); the engine does not see the difference.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "pt2pt/transport.hpp"
+#include "runtime/bootstrap.hpp"
+
+namespace fabmpi::pt2pt {
+
+struct ShmOptions {
+  int world_rank = 0;
+  int node = 0;                      // this rank's node index (names the bootstrap key)
+  std::vector<int> local_ranks;      // world ranks on this node, ascending, this rank included
+  std::size_t max_message = 0;       // largest header + payload send() carries (eager limit + header)
+  std::size_t ring_bytes = 65536;    // per pair; rounded up to a power of two that fits two messages
+  bool allow_cma = true;             // false: always stream rendezvous data through the rings
+};
+
+class ShmTransport : public Transport {
+ public:
+  // Before the bootstrap fence: the node's first rank creates the segment and publishes its name.
+  static Rc prepare(const ShmOptions& options, Bootstrap& boot, std::unique_ptr<ShmTransport>* out);
+  // After the fence: maps the segment, waits for the node's other ranks, checks CMA.
+  virtual Rc attach(Bootstrap& boot) = 0;
+  // Whether rendezvous reads use process_vm_readv (false: streamed through the rings).
+  virtual bool single_copy() const noexcept = 0;
+  // Blocks (futex on this rank's doorbell) until a peer publishes to us or the timeout passes. Returns
+  // false without blocking when local work is pending (a queued send waits for ring space, which no
+  // doorbell announces): the caller should poll or yield instead.
+  virtual bool sleep_until_message(int timeout_us) = 0;
+};
+
+}  // namespace fabmpi::pt2pt
