@@ -102,7 +102,7 @@ std::string env_name(Collective c) {
 }  // namespace
 
 std::byte* CollRequest::scratch(std::size_t bytes) {
-  buffers.push_back(std::make_unique<std::byte[]>(bytes == 0 ? 1 : bytes));
+  buffers.push_back(std::make_unique_for_overwrite<std::byte[]>(bytes == 0 ? 1 : bytes));  // no zero fill
   return buffers.back().get();
 }
 
