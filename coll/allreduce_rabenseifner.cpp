@@ -39,10 +39,12 @@ class Rabenseifner final : public Schedule {
     const int final_holder = pattern::fold_oldrank(0, p);
     switch (phase_) {
       case Phase::fold_in:
-        copy_bytes(acc_, args_.send, bytes_);
+        // acc_ is not filled with our contribution upfront: the first reduction writes
+        // ours (op) peer straight into it (reduce_ordered_into), and until then sends read args_.send.
         phase_ = Phase::reduce_scatter;
+        if (p == 1) copy_bytes(acc_, args_.send, bytes_);
         if (newrank < 0) {
-          send(acc_, bytes_, pattern::fold_partner(r, p));
+          send(args_.send, bytes_, pattern::fold_partner(r, p));
           phase_ = Phase::finish;
           return false;
         }
@@ -56,8 +58,10 @@ class Rabenseifner final : public Schedule {
         if (pending_reduce_.hi > pending_reduce_.lo) {
           const std::size_t first = block_offset_[pending_reduce_.lo];
           const std::size_t n = block_offset_[pending_reduce_.hi] - first;
-          reduce_ordered(*args_.reducer, temp_.data(), acc_ + first * args_.elem_size, n, args_.elem_size,
-                         pending_reduce_.peer_is_lower);
+          const std::byte* ours = (acc_filled_ ? acc_ : args_.send) + first * args_.elem_size;
+          reduce_ordered_into(*args_.reducer, temp_.data(), ours, acc_ + first * args_.elem_size, n,
+                              args_.elem_size, pending_reduce_.peer_is_lower);
+          acc_filled_ = true;  // from here on only the kept range is sent or reduced again
           pending_reduce_ = {};
         }
         if (k_ < steps) {
@@ -69,7 +73,8 @@ class Rabenseifner final : public Schedule {
           const int send_lo = lower ? mid : lo_, send_hi = lower ? hi_ : mid;
           lo_ = lower ? lo_ : mid;
           hi_ = lower ? mid : hi_;
-          send(acc_ + elems(send_lo) * args_.elem_size, (elems(send_hi) - elems(send_lo)) * args_.elem_size,
+          const std::byte* from = acc_filled_ ? acc_ : args_.send;
+          send(from + elems(send_lo) * args_.elem_size, (elems(send_hi) - elems(send_lo)) * args_.elem_size,
                pattern::fold_oldrank(partner, p));
           recv(temp_.data(), (elems(hi_) - elems(lo_)) * args_.elem_size, pattern::fold_oldrank(partner, p));
           pending_reduce_ = {lo_, hi_, partner < newrank};
@@ -141,6 +146,7 @@ class Rabenseifner final : public Schedule {
   std::size_t bytes_;
   Bytes temp_, work_;
   std::byte* acc_ = nullptr;
+  bool acc_filled_ = false;  // acc_ holds our data (for the range still in play), else read args_.send
   std::vector<std::size_t> block_offset_;
   std::vector<Range> levels_;
   PendingReduce pending_reduce_;

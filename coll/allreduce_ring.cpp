@@ -20,14 +20,19 @@ class AllreduceRing final : public Schedule {
   bool step() override {
     const int r = vrank(), p = size();
     const std::size_t es = args_.elem_size;
-    if (step_ == 0) copy_bytes(args_.recv, args_.send, args_.count * es);
+    if (p == 1 && step_ == 0) copy_bytes(args_.recv, args_.send, args_.count * es);
     if (step_ > 0 && step_ <= p - 1) {  // reduce the block that arrived in the previous step
+      // Each block arrives once per rank during the reduce-scatter, so the result is always
+      // our contribution (op) the partial that arrived: no upfront copy of the vector into recv.
       const int b = pattern::ring_rs_recv_block(r, p, step_ - 1);
-      args_.reducer->reduce(temp_.data(), args_.recv + offset_[b] * es, offset_[b + 1] - offset_[b]);
+      reduce_into(*args_.reducer, args_.send + offset_[b] * es, temp_.data(), args_.recv + offset_[b] * es,
+                  offset_[b + 1] - offset_[b], es);
     }
     if (step_ < p - 1) {
       const int out = pattern::ring_rs_send_block(r, p, step_), in = pattern::ring_rs_recv_block(r, p, step_);
-      send(args_.recv + offset_[out] * es, (offset_[out + 1] - offset_[out]) * es, pattern::ring_right(r, p));
+      // Step 0 forwards our own contribution; later steps the partial reduced in the previous one.
+      const std::byte* from = step_ == 0 ? args_.send : args_.recv;
+      send(from + offset_[out] * es, (offset_[out + 1] - offset_[out]) * es, pattern::ring_right(r, p));
       recv(temp_.data(), (offset_[in + 1] - offset_[in]) * es, pattern::ring_left(r, p));
     } else if (step_ < 2 * (p - 1)) {
       const int s = step_ - (p - 1);

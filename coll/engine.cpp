@@ -93,6 +93,12 @@ const std::string& forced_name(const Tunables& t, Collective c) {
   return t.barrier_algorithm;
 }
 
+bool same_key(const SelectionKey& a, const SelectionKey& b) {
+  return a.collective == b.collective && a.comm_size == b.comm_size && a.bytes == b.bytes &&
+         a.commutative == b.commutative && a.builtin_op == b.builtin_op && a.in_place == b.in_place &&
+         a.single_node == b.single_node;
+}
+
 std::string env_name(Collective c) {
   std::string name = std::string("FABMPI_") + collective_name(c) + "_ALGORITHM";
   for (char& ch : name) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
@@ -102,7 +108,7 @@ std::string env_name(Collective c) {
 }  // namespace
 
 std::byte* CollRequest::scratch(std::size_t bytes) {
-  buffers.push_back(std::make_unique<std::byte[]>(bytes == 0 ? 1 : bytes));
+  buffers.push_back(std::make_unique_for_overwrite<std::byte[]>(bytes == 0 ? 1 : bytes));  // no zero fill
   return buffers.back().get();
 }
 
@@ -141,15 +147,34 @@ Rc Engine::create(Runtime& runtime, std::unique_ptr<Engine>* out) {
 
 Rc Engine::start(const std::shared_ptr<CollRequest>& request, const SelectionKey& key, const CollArgs& args) {
   const auto index = static_cast<std::size_t>(key.collective);
-  Decision d = select_algorithm(table_, key, forced_[index]);
-  for (const std::string& w : d.warnings) {
-    if (!warned_[index]) FABMPI_LOG(warn, coll, "%s", w.c_str());
-    else FABMPI_LOG(info, coll, "%s", w.c_str());
+  const Algorithm* algorithm = nullptr;
+  AlgorithmParams params;
+  const bool logging = log::enabled(log::Level::info, log::Subsys::coll);
+  if (!logging) {
+    for (const CachedDecision& c : decisions_[index])
+      if (c.algorithm && same_key(c.key, key)) {
+        algorithm = c.algorithm;
+        params = c.params;
+        break;
+      }
   }
-  if (!d.warnings.empty()) warned_[index] = true;
-  FABMPI_LOG(info, coll, "%s: %s (ranks %d, bytes %zu%s%s%s) by %s", collective_name(key.collective),
-             d.algorithm->name, key.comm_size, key.bytes, key.commutative ? "" : ", non-commutative",
-             key.builtin_op ? "" : ", user op", key.in_place ? ", in place" : "", d.reason.c_str());
+  if (!algorithm) {
+    Decision d = select_algorithm(table_, key, forced_[index]);
+    for (const std::string& w : d.warnings) {
+      if (!warned_[index]) FABMPI_LOG(warn, coll, "%s", w.c_str());
+      else FABMPI_LOG(info, coll, "%s", w.c_str());
+    }
+    if (!d.warnings.empty()) warned_[index] = true;
+    FABMPI_LOG(info, coll, "%s: %s (ranks %d, bytes %zu%s%s%s) by %s", collective_name(key.collective),
+               d.algorithm->name, key.comm_size, key.bytes, key.commutative ? "" : ", non-commutative",
+               key.builtin_op ? "" : ", user op", key.in_place ? ", in place" : "", d.reason.c_str());
+    algorithm = d.algorithm;
+    params = d.params;
+    if (d.warnings.empty()) {
+      decisions_[index][next_way_[index]] = CachedDecision{key, algorithm, params};
+      next_way_[index] = (next_way_[index] + 1) % kDecisionCacheWays;
+    }
+  }
 
   Comm& comm = *request->comm;
   if (!request->transport) request->transport = std::make_unique<EngineTransport>(runtime_, request->comm);
@@ -159,7 +184,7 @@ Rc Engine::start(const std::shared_ptr<CollRequest>& request, const SelectionKey
   ctx.size = comm.size();
   // Tags at and above 0x40000000 belong to communicator creation (runtime/comm_create.cpp).
   ctx.tag = static_cast<int>(comm.next_collective_sequence() & 0x3fffffffu);
-  request->schedule = d.algorithm->make(ctx, args, d.params);
+  request->schedule = algorithm->make(ctx, args, params);
   if (request->schedule->progress()) {
     finish(*request);
   } else {

@@ -60,6 +60,17 @@ class Engine final : public ProgressSource {
   SelectionTable table_;
   std::array<const Algorithm*, kCollectiveCount> forced_{};
   std::array<bool, kCollectiveCount> warned_{};
+  // The last few decisions per collective (a selection walks the whole table and builds the reason
+  // string; a loop of same-size calls pays that on every call otherwise). Only warning-free decisions,
+  // and only used while coll info logging is off, so every logged decision still says why.
+  struct CachedDecision {
+    SelectionKey key;
+    const Algorithm* algorithm = nullptr;
+    AlgorithmParams params;
+  };
+  static constexpr std::size_t kDecisionCacheWays = 4;
+  std::array<std::array<CachedDecision, kDecisionCacheWays>, kCollectiveCount> decisions_{};
+  std::array<std::size_t, kCollectiveCount> next_way_{};
   std::vector<std::shared_ptr<CollRequest>> active_;
   bool progressing_ = false;
 };

@@ -16,13 +16,16 @@ class ReduceBinomial final : public Schedule {
   ReduceBinomial(const Context& ctx, const CollArgs& args)
       : Schedule(ctx), args_(args), bytes_(args.count * args.elem_size) {
     const bool result_here = vrank() == 0 && ctx.rank == args.root;
+    const bool has_children = pattern::binomial_num_children(vrank(), size()) > 0;
     if (result_here) {
       acc_ = args_.recv;
-    } else {
+    } else if (has_children) {
       work_.resize(bytes_);
       acc_ = work_.data();
+    } else {
+      acc_ = const_cast<std::byte*>(args_.send);  // a leaf sends its contribution as it is (never written)
     }
-    if (pattern::binomial_num_children(vrank(), size()) > 0) temp_.resize(bytes_);
+    if (has_children) temp_.resize(bytes_);
   }
 
  protected:
@@ -30,11 +33,15 @@ class ReduceBinomial final : public Schedule {
     const int v = vrank(), p = size();
     switch (phase_) {
       case Phase::start:
-        copy_bytes(acc_, args_.send, bytes_);
+        // Only a lone root copies upfront; otherwise the first child's partial is reduced with our
+        // contribution straight into acc_ (one pass instead of a copy then a reduce).
+        if (pattern::binomial_num_children(v, p) == 0 && acc_ != args_.send) copy_bytes(acc_, args_.send, bytes_);
         phase_ = Phase::children;
         [[fallthrough]];
       case Phase::children:
-        if (child_ > 0)  // the previous child's partial arrived: it covers ranks above ours
+        if (child_ == 1)  // the first child's partial arrived: it covers ranks above ours
+          reduce_ordered_into(*args_.reducer, temp_.data(), args_.send, acc_, args_.count, args_.elem_size, false);
+        else if (child_ > 1)
           reduce_ordered(*args_.reducer, temp_.data(), acc_, args_.count, args_.elem_size, false);
         if (child_ < pattern::binomial_num_children(v, p)) {
           recv(temp_.data(), bytes_, pattern::binomial_child(v, p, child_));

@@ -20,8 +20,10 @@ class ReduceScatterPairwise final : public Schedule {
   bool step() override {
     const int r = vrank(), p = size();
     const std::size_t es = args_.elem_size, mine = args_.counts[r];
-    if (step_ == 0) copy_bytes(args_.recv, args_.send + offset_[r] * es, mine * es);
-    if (step_ > 0) args_.reducer->reduce(temp_.data(), args_.recv, mine);
+    if (step_ == 0 && p == 1) copy_bytes(args_.recv, args_.send + offset_[r] * es, mine * es);
+    if (step_ == 1)  // first arrival: recv = ours (op) it, one pass instead of a copy then a reduce
+      reduce_into(*args_.reducer, args_.send + offset_[r] * es, temp_.data(), args_.recv, mine, es);
+    if (step_ > 1) args_.reducer->reduce(temp_.data(), args_.recv, mine);
     if (++step_ == p) return true;
     const int to = pattern::pairwise_to(r, p, step_);
     send(args_.send + offset_[to] * es, args_.counts[to] * es, to);

@@ -1,5 +1,8 @@
 #include "coll/schedule.hpp"
 
+#include <algorithm>
+#include <cstring>
+
 namespace fabmpi::coll {
 
 bool Schedule::progress() {
@@ -64,6 +67,50 @@ void Schedule::reduce_ordered(const Reducer& r, void* peer, void* inout, std::si
     r.reduce(inout, peer, count);
     copy_bytes(inout, peer, count * elem_size);
   }
+}
+
+void Schedule::reduce_into(const Reducer& r, const void* left, void* right, void* out, std::size_t count,
+                           std::size_t elem_size) {
+  if (count == 0) return;
+  if (out == right) {
+    r.reduce(left, out, count);
+    return;
+  }
+  if (out == left && r.commutative()) {
+    r.reduce(right, out, count);
+    return;
+  }
+  // 32 KiB chunks: both operands of the reduce stay in L1/L2 between the copy and the reduce.
+  const std::size_t chunk = std::max<std::size_t>(1, (std::size_t{32} << 10) / (elem_size == 0 ? 1 : elem_size));
+  const auto* l = static_cast<const std::byte*>(left);
+  auto* rt = static_cast<std::byte*>(right);
+  auto* o = static_cast<std::byte*>(out);
+  for (std::size_t first = 0; first < count; first += chunk) {
+    const std::size_t n = std::min(chunk, count - first);
+    const std::size_t at = first * elem_size;
+    if (out == left) {  // non-commutative: reduce into `right`, then move the result over
+      r.reduce(l + at, rt + at, n);
+      std::memcpy(o + at, rt + at, n * elem_size);
+    } else {
+      std::memcpy(o + at, rt + at, n * elem_size);
+      r.reduce(l + at, o + at, n);
+    }
+  }
+}
+
+void Schedule::reduce_ordered_into(const Reducer& r, void* peer, const void* ours, void* out, std::size_t count,
+                                   std::size_t elem_size, bool peer_is_lower) {
+  if (count == 0) return;
+  if (peer_is_lower) {  // out = peer (op) ours
+    if (out == ours) {
+      r.reduce(peer, out, count);
+      return;
+    }
+    // out != peer (see the header), so reduce_into copies `ours` and never writes it.
+    reduce_into(r, peer, const_cast<void*>(ours), out, count, elem_size);
+    return;
+  }
+  reduce_into(r, ours, peer, out, count, elem_size);  // out = ours (op) peer
 }
 
 bool Sequence::progress() {

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstring>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "runtime/rc.hpp"
@@ -77,6 +78,16 @@ class Schedule {
   // inout = inout (op) peer; `peer` may be clobbered. This keeps non-commutative ops in rank order.
   static void reduce_ordered(const Reducer& r, void* peer, void* inout, std::size_t count,
                              std::size_t elem_size, bool peer_is_lower);
+  // out = left (op) right, in cache-sized chunks (copy a chunk of `right` into `out`, reduce `left`
+  // into it while it is hot) instead of a full copy pass followed by a full reduce pass. `right` may be
+  // clobbered; `out` may alias `left` or `right`. Saves the "copy my contribution into the result
+  // buffer first" pass of the reducing algorithms.
+  static void reduce_into(const Reducer& r, const void* left, void* right, void* out, std::size_t count,
+                          std::size_t elem_size);
+  // reduce_into with the rank order of reduce_ordered: `peer` is the data that arrived (may be
+  // clobbered), `ours` this rank's contribution (never written unless it is `out`); `out` != `peer`.
+  static void reduce_ordered_into(const Reducer& r, void* peer, const void* ours, void* out, std::size_t count,
+                                  std::size_t elem_size, bool peer_is_lower);
 
   Context ctx_;
   Rc error_;
@@ -104,8 +115,24 @@ class Sequence final : public Schedule {
   std::size_t current_ = 0;
 };
 
-// A byte buffer owned by a schedule.
-using Bytes = std::vector<std::byte>;
+// Allocates like std::allocator but leaves elements uninitialized on resize(n): a schedule's scratch
+// buffers are always written (received into, copied into) before they are read, and zero-filling a
+// multi-MiB temporary on every call costs a full extra pass over memory.
+template <class T>
+struct UninitializedAllocator : std::allocator<T> {
+  template <class U>
+  struct rebind { using other = UninitializedAllocator<U>; };
+  UninitializedAllocator() = default;
+  template <class U>
+  UninitializedAllocator(const UninitializedAllocator<U>&) noexcept {}
+  template <class U>
+  void construct(U* p) noexcept { ::new (static_cast<void*>(p)) U; }
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) { ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...); }
+};
+
+// A byte buffer owned by a schedule (contents undefined until written).
+using Bytes = std::vector<std::byte, UninitializedAllocator<std::byte>>;
 
 inline void copy_bytes(void* dst, const void* src, std::size_t n) {
   if (n != 0 && dst != src) std::memmove(dst, src, n);
