@@ -8,6 +8,8 @@
 
 #include <utility>
 
+#include "pt2pt/fabric_api.hpp"
+
 namespace fabmpi::pt2pt {
 
 template <class T>
@@ -46,17 +48,17 @@ using CqHandle = FidOwner<fid_cq>;
 using EndpointHandle = FidOwner<fid_ep>;
 using MrHandle = FidOwner<fid_mr>;
 
-// fi_getinfo results are freed with fi_freeinfo, not fi_close.
+// fi_getinfo results are freed with fi_freeinfo (through the loader), not fi_close.
 class InfoHandle {
  public:
   InfoHandle() = default;
   explicit InfoHandle(fi_info* info) noexcept : info_(info) {}
-  ~InfoHandle() { if (info_) fi_freeinfo(info_); }
+  ~InfoHandle() { if (info_) ofi::freeinfo(info_); }
   InfoHandle(const InfoHandle&) = delete;
   InfoHandle& operator=(const InfoHandle&) = delete;
   fi_info* get() const noexcept { return info_; }
   fi_info* operator->() const noexcept { return info_; }
-  fi_info** out() noexcept { if (info_) fi_freeinfo(info_); info_ = nullptr; return &info_; }
+  fi_info** out() noexcept { if (info_) ofi::freeinfo(info_); info_ = nullptr; return &info_; }
 
  private:
   fi_info* info_ = nullptr;

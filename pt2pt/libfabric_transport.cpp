@@ -8,10 +8,13 @@
 #include <rdma/fi_rma.h>
 
 #include <cstring>
+
+#include "pt2pt/fabric_api.hpp"
 #include <deque>
 #include <vector>
 
 #include "common/log.hpp"
+#include "pt2pt/fabric_api.hpp"
 #include "pt2pt/fabric_handles.hpp"
 
 namespace fabmpi::pt2pt {
@@ -94,7 +97,7 @@ class LibfabricTransport final : public Transport {
           *completed_now = true;
           return Rc();
         }
-        if (rc != -FI_EAGAIN) return fail(MPI_ERR_OTHER, "%s: fi_inject: %s", name(), fi_strerror(static_cast<int>(-rc)));
+        if (rc != -FI_EAGAIN) return fail(MPI_ERR_OTHER, "%s: fi_inject: %s", name(), ofi::strerror(static_cast<int>(-rc)));
       }
     }
     Op* op = new_op(Op::Kind::send, token);
@@ -109,12 +112,12 @@ class LibfabricTransport final : public Transport {
     fid_mr* mr = nullptr;
     const std::uint64_t requested_key = next_key_++;
     int rc = fi_mr_reg(domain_.get(), buf, bytes, FI_REMOTE_READ, 0, requested_key, 0, &mr, nullptr);
-    if (rc) return fail(MPI_ERR_OTHER, "%s: fi_mr_reg(%zu bytes): %s", name(), bytes, fi_strerror(-rc));
+    if (rc) return fail(MPI_ERR_OTHER, "%s: fi_mr_reg(%zu bytes): %s", name(), bytes, ofi::strerror(-rc));
     auto owner = std::make_shared<MrHandle>(mr);
     if (mr_mode_ & FI_MR_ENDPOINT) {
       rc = fi_mr_bind(mr, &ep_.get()->fid, 0);
       if (!rc) rc = fi_mr_enable(mr);
-      if (rc) return fail(MPI_ERR_OTHER, "%s: fi_mr_bind/enable: %s", name(), fi_strerror(-rc));
+      if (rc) return fail(MPI_ERR_OTHER, "%s: fi_mr_bind/enable: %s", name(), ofi::strerror(-rc));
     }
     out->key = fi_mr_key(mr);
     out->addr = (mr_mode_ & FI_MR_VIRT_ADDR) ? reinterpret_cast<std::uint64_t>(buf) : 0;
@@ -183,7 +186,7 @@ class LibfabricTransport final : public Transport {
     if (rc) {
       --outstanding_;
       release_op(op);
-      return fail(MPI_ERR_OTHER, "%s: posting an operation failed: %s", name(), fi_strerror(static_cast<int>(-rc)));
+      return fail(MPI_ERR_OTHER, "%s: posting an operation failed: %s", name(), ofi::strerror(static_cast<int>(-rc)));
     }
     return Rc();
   }
@@ -215,7 +218,7 @@ class LibfabricTransport final : public Transport {
       if (rc == -FI_EAGAIN) break;
       deferred_.pop_front();
       if (rc) {
-        FABMPI_LOG(error, pt2pt, "%s: deferred post failed: %s", name(), fi_strerror(static_cast<int>(-rc)));
+        FABMPI_LOG(error, pt2pt, "%s: deferred post failed: %s", name(), ofi::strerror(static_cast<int>(-rc)));
         if (op->kind != Op::Kind::recv) {
           --outstanding_;
           failed_.push_back(op);
@@ -246,8 +249,9 @@ class LibfabricTransport final : public Transport {
 };
 
 Rc LibfabricTransport::open(std::string* hex_name, bool* ordered) {
-  InfoHandle hints(fi_allocinfo());
-  if (!hints.get()) return fail(MPI_ERR_NO_MEM, "fi_allocinfo failed");
+  FABMPI_TRY(ofi::load());
+  InfoHandle hints(ofi::dupinfo(nullptr));
+  if (!hints.get()) return fail(MPI_ERR_NO_MEM, "fi_dupinfo failed");
   hints->ep_attr->type = FI_EP_RDM;
   hints->caps = FI_MSG | FI_RMA | FI_READ | FI_REMOTE_READ;
   hints->mode = FI_CONTEXT | FI_CONTEXT2;
@@ -257,40 +261,40 @@ Rc LibfabricTransport::open(std::string* hex_name, bool* ordered) {
   hints->fabric_attr->prov_name = strdup(options_.provider.c_str());
   hints->tx_attr->msg_order = FI_ORDER_SAS;
   hints->rx_attr->msg_order = FI_ORDER_SAS;
-  int rc = fi_getinfo(FI_VERSION(1, 17), nullptr, nullptr, 0, hints.get(), info_.out());
+  int rc = ofi::getinfo(FI_VERSION(1, 17), nullptr, nullptr, 0, hints.get(), info_.out());
   *ordered = rc == 0;
   if (rc) {
     hints->tx_attr->msg_order = 0;
     hints->rx_attr->msg_order = 0;
-    rc = fi_getinfo(FI_VERSION(1, 17), nullptr, nullptr, 0, hints.get(), info_.out());
+    rc = ofi::getinfo(FI_VERSION(1, 17), nullptr, nullptr, 0, hints.get(), info_.out());
   }
-  if (rc) return fail(MPI_ERR_OTHER, "fi_getinfo(%s): %s", options_.provider.c_str(), fi_strerror(-rc));
+  if (rc) return fail(MPI_ERR_OTHER, "ofi::getinfo(%s): %s", options_.provider.c_str(), ofi::strerror(-rc));
   inject_size_ = info_->tx_attr->inject_size;
   mr_mode_ = info_->domain_attr->mr_mode;
-  if ((rc = fi_fabric(info_->fabric_attr, fabric_.out(), nullptr)))
-    return fail(MPI_ERR_OTHER, "%s: fi_fabric: %s", name(), fi_strerror(-rc));
+  if ((rc = ofi::fabric(info_->fabric_attr, fabric_.out(), nullptr)))
+    return fail(MPI_ERR_OTHER, "%s: fi_fabric: %s", name(), ofi::strerror(-rc));
   if ((rc = fi_domain(fabric_.get(), info_.get(), domain_.out(), nullptr)))
-    return fail(MPI_ERR_OTHER, "%s: fi_domain: %s", name(), fi_strerror(-rc));
+    return fail(MPI_ERR_OTHER, "%s: fi_domain: %s", name(), ofi::strerror(-rc));
   fi_av_attr av_attr{};
   av_attr.type = FI_AV_TABLE;
   if ((rc = fi_av_open(domain_.get(), &av_attr, av_.out(), nullptr)))
-    return fail(MPI_ERR_OTHER, "%s: fi_av_open: %s", name(), fi_strerror(-rc));
+    return fail(MPI_ERR_OTHER, "%s: fi_av_open: %s", name(), ofi::strerror(-rc));
   fi_cq_attr cq_attr{};
   cq_attr.format = FI_CQ_FORMAT_MSG;
   cq_attr.size = 4096;
   cq_attr.wait_obj = FI_WAIT_NONE;
   if ((rc = fi_cq_open(domain_.get(), &cq_attr, cq_.out(), nullptr)))
-    return fail(MPI_ERR_OTHER, "%s: fi_cq_open: %s", name(), fi_strerror(-rc));
+    return fail(MPI_ERR_OTHER, "%s: fi_cq_open: %s", name(), ofi::strerror(-rc));
   if ((rc = fi_endpoint(domain_.get(), info_.get(), ep_.out(), nullptr)))
-    return fail(MPI_ERR_OTHER, "%s: fi_endpoint: %s", name(), fi_strerror(-rc));
+    return fail(MPI_ERR_OTHER, "%s: fi_endpoint: %s", name(), ofi::strerror(-rc));
   if ((rc = fi_ep_bind(ep_.get(), &av_.get()->fid, 0)) ||
       (rc = fi_ep_bind(ep_.get(), &cq_.get()->fid, FI_TRANSMIT | FI_RECV)) || (rc = fi_enable(ep_.get())))
-    return fail(MPI_ERR_OTHER, "%s: binding the endpoint: %s", name(), fi_strerror(-rc));
+    return fail(MPI_ERR_OTHER, "%s: binding the endpoint: %s", name(), ofi::strerror(-rc));
 
   unsigned char raw[256];
   std::size_t len = sizeof raw;
   if ((rc = fi_getname(&ep_.get()->fid, raw, &len)))
-    return fail(MPI_ERR_OTHER, "%s: fi_getname: %s", name(), fi_strerror(-rc));
+    return fail(MPI_ERR_OTHER, "%s: fi_getname: %s", name(), ofi::strerror(-rc));
   *hex_name = to_hex(raw, len);
 
   rx_memory_.resize(options_.rx_buffers * options_.max_message);
@@ -299,7 +303,7 @@ Rc LibfabricTransport::open(std::string* hex_name, bool* ordered) {
     op->buffer = rx_memory_.data() + i * options_.max_message;
     ssize_t prc = post(op);
     if (prc == -FI_EAGAIN) deferred_.push_back(op);
-    else if (prc) return fail(MPI_ERR_OTHER, "%s: fi_recv: %s", name(), fi_strerror(static_cast<int>(-prc)));
+    else if (prc) return fail(MPI_ERR_OTHER, "%s: fi_recv: %s", name(), ofi::strerror(static_cast<int>(-prc)));
   }
   FABMPI_LOG(info, pt2pt, "%s: endpoint open (inject %zu, mr_mode 0x%llx, %s)", name(), inject_size_,
              static_cast<unsigned long long>(mr_mode_), *ordered ? "FI_ORDER_SAS" : "unordered");
@@ -323,7 +327,7 @@ int LibfabricTransport::poll(TransportSink& sink) {
       fi_cq_err_entry err{};
       if (fi_cq_readerr(cq_.get(), &err, 0) != 1) break;
       Op* op = static_cast<Op*>(err.op_context);
-      FABMPI_LOG(error, pt2pt, "%s: operation failed: %s", name(), fi_strerror(err.err));
+      FABMPI_LOG(error, pt2pt, "%s: operation failed: %s", name(), ofi::strerror(err.err));
       if (op->kind == Op::Kind::recv) {
         if (post(op) == -FI_EAGAIN) deferred_.push_back(op);
       } else {
@@ -336,7 +340,7 @@ int LibfabricTransport::poll(TransportSink& sink) {
       continue;
     }
     if (n < 0) {
-      FABMPI_LOG(error, pt2pt, "%s: fi_cq_read: %s", name(), fi_strerror(static_cast<int>(-n)));
+      FABMPI_LOG(error, pt2pt, "%s: fi_cq_read: %s", name(), ofi::strerror(static_cast<int>(-n)));
       break;
     }
     for (ssize_t i = 0; i < n; ++i) {
