@@ -4,6 +4,8 @@
 
 #include <mutex>
 
+#include "runtime/runtime.hpp"
+
 namespace fabmpi::pt2pt::ofi {
 namespace {
 
@@ -26,6 +28,7 @@ const Api& api() {
       loaded.error = dlerror();
       return;
     }
+    drop_infinipath_fault_handlers();
     loaded.getinfo = reinterpret_cast<decltype(&fi_getinfo)>(dlsym(lib, "fi_getinfo"));
     loaded.freeinfo = reinterpret_cast<decltype(&fi_freeinfo)>(dlsym(lib, "fi_freeinfo"));
     loaded.dupinfo = reinterpret_cast<decltype(&fi_dupinfo)>(dlsym(lib, "fi_dupinfo"));

@@ -23,11 +23,13 @@ int cores_available() {
   return n > 0 ? static_cast<int>(n) : 1;
 }
 
+}  // namespace
+
 // Debian's libfabric pulls in libinfinipath, whose load-time constructor installs handlers for fatal
 // signals that print a backtrace and exit(1): a crashing rank would then look like a clean exit code 1 to
 // the launcher. Put back the default action, but only where the handler is libinfinipath's own, so a
 // user's handler installed before MPI_Init survives.
-void drop_infinipath_fault_handlers() {
+void drop_infinipath_fault_handlers() noexcept {
   for (int sig : {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT}) {
     struct sigaction current;
     if (sigaction(sig, nullptr, &current) != 0) continue;
@@ -44,7 +46,6 @@ void drop_infinipath_fault_handlers() {
   }
 }
 
-}  // namespace
 
 Rc Runtime::create(Options options, std::unique_ptr<Runtime>* out) {
   std::unique_ptr<Runtime> rt(new Runtime());

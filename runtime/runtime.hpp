@@ -24,6 +24,10 @@ namespace fabmpi {
 
 namespace pt2pt { class Engine; }
 
+// Removes the fatal-signal handlers libinfinipath (pulled in by Debian's libfabric) installs when it is
+// loaded, so a crashing rank dies of its signal. Called by MPI_Init and after libfabric is loaded.
+void drop_infinipath_fault_handlers() noexcept;
+
 // Something the progress loop advances: the pt2pt engine, the collective scheduler, ...
 class ProgressSource {
  public:
