@@ -794,8 +794,7 @@ FABMPI_PUBLIC int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int *re
 FABMPI_PUBLIC int MPI_Group_free(MPI_Group *group);
 FABMPI_PUBLIC int PMPI_Group_free(MPI_Group *group);
 
-/* ---- process topologies (runtime/binding/topology.cpp). No reordering; no neighbourhood collectives and
- * no MPI_Dist_graph_create (the adjacent form only). */
+/* ---- process topologies (runtime/binding/topology.cpp). No reordering; no neighbourhood collectives. */
 extern FABMPI_PUBLIC int * const MPI_UNWEIGHTED;
 extern FABMPI_PUBLIC int * const MPI_WEIGHTS_EMPTY;
 FABMPI_PUBLIC int MPI_Dims_create(int nnodes, int ndims, int dims[]);
@@ -830,6 +829,8 @@ FABMPI_PUBLIC int MPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], co
 FABMPI_PUBLIC int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int *newrank);
 FABMPI_PUBLIC int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph);
 FABMPI_PUBLIC int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph);
+FABMPI_PUBLIC int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[], const int weights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph);
+FABMPI_PUBLIC int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[], const int weights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph);
 FABMPI_PUBLIC int MPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree, int *weighted);
 FABMPI_PUBLIC int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree, int *weighted);
 FABMPI_PUBLIC int MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree, int destinations[], int destweights[]);
