@@ -729,8 +729,8 @@ FABMPI_PUBLIC int MPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI
 FABMPI_PUBLIC int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request);
 
 /* ---- communicators, groups, attributes (runtime/binding/comm.cpp, comm_manage.cpp, group.cpp).
- * Intracommunicators only: the intercommunicator queries (test_inter, remote_size/group) answer for an
- * intracommunicator, nothing creates an intercommunicator. Process topologies are in their own section. */
+ * Intracommunicators only: the intercommunicator queries (test_inter, remote_size/group) and
+ * MPI_Intercomm_merge answer for an intracommunicator; nothing creates an intercommunicator. Process topologies are in their own section. */
 FABMPI_PUBLIC int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm);
 FABMPI_PUBLIC int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm);
 FABMPI_PUBLIC int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm);
@@ -761,6 +761,8 @@ FABMPI_PUBLIC int MPI_Comm_remote_size(MPI_Comm comm, int *size);
 FABMPI_PUBLIC int PMPI_Comm_remote_size(MPI_Comm comm, int *size);
 FABMPI_PUBLIC int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group);
 FABMPI_PUBLIC int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group);
+FABMPI_PUBLIC int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm);
+FABMPI_PUBLIC int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm);
 FABMPI_PUBLIC int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info);
 FABMPI_PUBLIC int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info);
 FABMPI_PUBLIC int MPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used);
@@ -792,8 +794,7 @@ FABMPI_PUBLIC int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int *re
 FABMPI_PUBLIC int MPI_Group_free(MPI_Group *group);
 FABMPI_PUBLIC int PMPI_Group_free(MPI_Group *group);
 
-/* ---- process topologies (runtime/binding/topology.cpp). No reordering; no neighbourhood collectives and
- * no MPI_Dist_graph_create (the adjacent form only). */
+/* ---- process topologies (runtime/binding/topology.cpp). No reordering; no neighbourhood collectives. */
 extern FABMPI_PUBLIC int * const MPI_UNWEIGHTED;
 extern FABMPI_PUBLIC int * const MPI_WEIGHTS_EMPTY;
 FABMPI_PUBLIC int MPI_Dims_create(int nnodes, int ndims, int dims[]);
@@ -828,6 +829,8 @@ FABMPI_PUBLIC int MPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], co
 FABMPI_PUBLIC int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int *newrank);
 FABMPI_PUBLIC int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph);
 FABMPI_PUBLIC int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph);
+FABMPI_PUBLIC int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[], const int weights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph);
+FABMPI_PUBLIC int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[], const int weights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph);
 FABMPI_PUBLIC int MPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree, int *weighted);
 FABMPI_PUBLIC int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree, int *weighted);
 FABMPI_PUBLIC int MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree, int destinations[], int destweights[]);

@@ -272,8 +272,9 @@ int PMPI_Comm_test_inter(MPI_Comm comm, int* flag) {
   }());
 }
 
-// The intercommunicator queries are defined on intercommunicators only; fabmpi has none, so every valid
-// communicator is the wrong kind (MPI_ERR_COMM, as MPICH answers for an intracommunicator).
+// The intercommunicator queries and MPI_Intercomm_merge are defined on intercommunicators only; fabmpi
+// has none, so every valid communicator is the wrong kind (MPI_ERR_COMM, as MPICH answers for an
+// intracommunicator).
 #pragma weak MPI_Comm_remote_size = PMPI_Comm_remote_size
 int PMPI_Comm_remote_size(MPI_Comm comm, int* size) {
   ApiCall call("MPI_Comm_remote_size");
@@ -292,6 +293,18 @@ int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group) {
     CommRef c;
     FABMPI_TRY(call.comm(comm, &c));
     FABMPI_TRY(check_out_ptr(group, "group"));
+    return fail(MPI_ERR_COMM, "not an intercommunicator");
+  }());
+}
+
+#pragma weak MPI_Intercomm_merge = PMPI_Intercomm_merge
+int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm) {
+  ApiCall call("MPI_Intercomm_merge");
+  return call.finish([&]() -> Rc {
+    (void)high;
+    CommRef c;
+    FABMPI_TRY(call.comm(intercomm, &c));
+    FABMPI_TRY(check_out_ptr(newintracomm, "newintracomm"));
     return fail(MPI_ERR_COMM, "not an intercommunicator");
   }());
 }

@@ -1,10 +1,12 @@
 // Process topologies (MPI-3.1 chapter 7): Cartesian, graph and distributed-graph communicators and their
 // queries. The arithmetic is runtime/topology.cpp; a topology communicator is a split of the parent
-// (members keep their parent rank: no reordering) with a Topology attached. Neighbourhood collectives
-// and MPI_Dist_graph_create (the non-adjacent form) are not provided.
+// (members keep their parent rank: no reordering) with a Topology attached. MPI_Dist_graph_create first
+// routes each edge to both of its ends (an alltoall of counts, then an alltoallv of the edges, on the
+// parent). Neighbourhood collectives are not provided.
 #include <algorithm>
 #include <vector>
 
+#include "coll/collectives.hpp"
 #include "runtime/binding/library.hpp"
 #include "runtime/comm_create.hpp"
 #include "runtime/topology.hpp"
@@ -74,6 +76,75 @@ Rc check_neighbours(const Comm& comm, int n, const int ranks[], const char* what
 }
 
 bool is_weights_array(const int* weights) { return weights != MPI_UNWEIGHTED && weights != MPI_WEIGHTS_EMPTY; }
+
+// One edge as sent to one of its ends: whether it leaves or enters the receiver, the other end, the weight.
+struct EdgeRecord {
+  int leaves_receiver;
+  int peer;
+  int weight;
+};
+
+// Runs one blocking alltoallv of ints on `comm` (counts and data laid out per peer, in ints).
+Rc alltoallv_ints(const CommRef& comm, const std::vector<int>& send, const std::vector<int>& send_counts,
+                  std::vector<int>* recv, const std::vector<int>& recv_counts) {
+  const auto p = static_cast<std::size_t>(comm->size());
+  const DatatypeRef int_type = builtin_datatype(MPI_INT);
+  coll::PeerBlocks out, in;
+  MPI_Aint send_at = 0, recv_at = 0;
+  for (std::size_t i = 0; i < p; ++i) {
+    out.counts.push_back(send_counts[i]);
+    out.byte_displs.push_back(send_at);
+    out.types.push_back(int_type);
+    send_at += send_counts[i] * static_cast<MPI_Aint>(sizeof(int));
+    in.counts.push_back(recv_counts[i]);
+    in.byte_displs.push_back(recv_at);
+    in.types.push_back(int_type);
+    recv_at += recv_counts[i] * static_cast<MPI_Aint>(sizeof(int));
+  }
+  recv->assign(static_cast<std::size_t>(recv_at) / sizeof(int), 0);
+  RequestRef r;
+  FABMPI_TRY(coll::start_alltoall(coll::Collective::alltoallv, comm, send.data(), out, recv->data(), in, &r));
+  runtime().wait(*r);
+  if (r->error != MPI_SUCCESS) return fail(r->error, "the edge exchange failed (error class %d)", r->error);
+  return Rc();
+}
+
+// MPI_Dist_graph_create: every process learns the edges that enter and leave it, from whoever named them.
+Rc exchange_edges(const CommRef& comm, int n, const int sources[], const int degrees[], const int destinations[],
+                  const int weights[], bool weighted, Topology* t) {
+  const auto p = static_cast<std::size_t>(comm->size());
+  std::vector<std::vector<EdgeRecord>> to(p);
+  for (int i = 0, e = 0; i < n; ++i) {
+    for (int k = 0; k < degrees[i]; ++k, ++e) {
+      const int w = weighted && is_weights_array(weights) ? weights[e] : 1;
+      to[static_cast<std::size_t>(sources[i])].push_back({1, destinations[e], w});
+      to[static_cast<std::size_t>(destinations[e])].push_back({0, sources[i], w});
+    }
+  }
+  std::vector<int> send_counts(p), flat;
+  for (std::size_t r = 0; r < p; ++r) {
+    send_counts[r] = static_cast<int>(to[r].size() * 3);
+    for (const EdgeRecord& rec : to[r]) flat.insert(flat.end(), {rec.leaves_receiver, rec.peer, rec.weight});
+  }
+  std::vector<int> one(p, 1), recv_counts;
+  FABMPI_TRY(alltoallv_ints(comm, send_counts, one, &recv_counts, one));
+  std::vector<int> edges;
+  FABMPI_TRY(alltoallv_ints(comm, flat, send_counts, &edges, recv_counts));
+  for (std::size_t i = 0; i + 2 < edges.size(); i += 3) {
+    if (edges[i]) {
+      t->destinations.push_back(edges[i + 1]);
+      t->dest_weights.push_back(edges[i + 2]);
+    } else {
+      t->sources.push_back(edges[i + 1]);
+      t->source_weights.push_back(edges[i + 2]);
+    }
+  }
+  if (!weighted) {
+    t->dest_weights.clear();
+    t->source_weights.clear();
+  }
+  return Rc();
+}
 
 }  // namespace
 
@@ -390,6 +461,41 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int s
       t.source_weights.resize(static_cast<std::size_t>(indegree), 1);
       t.dest_weights.resize(static_cast<std::size_t>(outdegree), 1);
     }
+    return create_topology_comm(c, c->size(), std::move(t), comm_dist_graph);
+  }());
+}
+
+#pragma weak MPI_Dist_graph_create = PMPI_Dist_graph_create
+int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[],
+                           const int weights[], MPI_Info info, int reorder, MPI_Comm* comm_dist_graph) {
+  ApiCall call("MPI_Dist_graph_create");
+  return call.finish([&]() -> Rc {
+    (void)reorder;
+    CommRef c;
+    FABMPI_TRY(call.comm(comm_old, &c));
+    FABMPI_TRY(check_degree(n, "n"));
+    if (n > 0) {
+      FABMPI_TRY(check_out_ptr(sources, "sources"));
+      FABMPI_TRY(check_out_ptr(degrees, "degrees"));
+    }
+    FABMPI_TRY(check_neighbours(*c, n, sources, "sources"));
+    long total = 0;
+    for (int i = 0; i < n; ++i) {
+      FABMPI_TRY(check_degree(degrees[i], "degree"));
+      total += degrees[i];
+    }
+    if (total > 0) FABMPI_TRY(check_out_ptr(destinations, "destinations"));
+    FABMPI_TRY(check_neighbours(*c, static_cast<int>(total), destinations, "destinations"));
+    if (total > 0 && weights == nullptr) return fail(MPI_ERR_ARG, "NULL weights (use MPI_UNWEIGHTED)");
+    if (info != MPI_INFO_NULL) {
+      InfoRef hints;
+      FABMPI_TRY(to_info(info, &hints));
+    }
+    FABMPI_TRY(check_out_ptr(comm_dist_graph, "comm_dist_graph"));
+    Topology t;
+    t.kind = Topology::Kind::dist_graph;
+    t.weighted = weights != MPI_UNWEIGHTED;
+    FABMPI_TRY(exchange_edges(c, n, sources, degrees, destinations, weights, t.weighted, &t));
     return create_topology_comm(c, c->size(), std::move(t), comm_dist_graph);
   }());
 }

@@ -1,4 +1,5 @@
-/* Generalized requests, MPI_Aint_add/diff, MPI_Comm_remote_size/group, MPI_Pcontrol, MPI_Comm_get_parent and the MPI-1 attribute names. */
+/* Generalized requests, MPI_Aint_add/diff, MPI_Comm_remote_size/group, MPI_Intercomm_merge,
+ * MPI_Pcontrol, MPI_Comm_get_parent and the MPI-1 attribute names. */
 #include "../comm/check.h"
 
 struct greq_state {
@@ -106,6 +107,9 @@ static void check_legacy(void) {
   CHECK(MPI_Comm_remote_size(MPI_COMM_WORLD, &remote_size) == MPI_ERR_COMM);
   CHECK(MPI_Comm_remote_group(MPI_COMM_WORLD, &remote_group) == MPI_ERR_COMM);
   CHECK(MPI_Comm_remote_size(MPI_COMM_NULL, &remote_size) == MPI_ERR_COMM);
+  MPI_Comm merged;
+  CHECK(MPI_Intercomm_merge(MPI_COMM_WORLD, 0, &merged) == MPI_ERR_COMM);
+  CHECK(MPI_Intercomm_merge(MPI_COMM_NULL, 1, &merged) == MPI_ERR_COMM);
   MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
   MPI_Comm parent = MPI_COMM_WORLD;
   MPI_OK(MPI_Comm_get_parent(&parent));

@@ -1,6 +1,6 @@
 /* Process topologies through the C API at any process count: Dims_create, Cart_create (ranks beyond the
  * grid get MPI_COMM_NULL), Cart_get/rank/coords/shift/sub/map, Topo_test, Comm_dup keeping the topology,
- * graphs and adjacent distributed graphs, and the error classes of misuse. */
+ * graphs and distributed graphs (adjacent and not), and the error classes of misuse. */
 #include <string.h>
 
 #include "../comm/check.h"
@@ -192,6 +192,46 @@ static void check_dist_graph(int size, int rank) {
   MPI_OK(MPI_Comm_free(&dg));
 }
 
+static void check_dist_graph_create(int size, int rank) {
+  /* Each process names its own out-edge (a weighted ring). */
+  int src[1] = {rank}, deg[1] = {1}, dst[1] = {(rank + 1) % size}, w[1] = {100 + rank};
+  MPI_Comm dg;
+  MPI_OK(MPI_Dist_graph_create(MPI_COMM_WORLD, 1, src, deg, dst, w, MPI_INFO_NULL, 0, &dg));
+  int status, indeg, outdeg, weighted;
+  MPI_OK(MPI_Topo_test(dg, &status));
+  CHECK(status == MPI_DIST_GRAPH);
+  MPI_OK(MPI_Dist_graph_neighbors_count(dg, &indeg, &outdeg, &weighted));
+  CHECK(indeg == 1 && outdeg == 1 && weighted == 1);
+  int s[1], d[1], sw[1], dw[1];
+  MPI_OK(MPI_Dist_graph_neighbors(dg, 1, s, sw, 1, d, dw));
+  const int left = (rank + size - 1) % size;
+  CHECK(s[0] == left && sw[0] == 100 + left);
+  CHECK(d[0] == (rank + 1) % size && dw[0] == 100 + rank);
+  MPI_OK(MPI_Comm_free(&dg));
+
+  /* Rank 0 names every edge of a star (0 -> everyone else), unweighted; the others name none. */
+  int n = rank == 0 ? 1 : 0;
+  int* star = malloc(sizeof(int) * (size_t)(size > 1 ? size - 1 : 1));
+  for (int i = 1; i < size; ++i) star[i - 1] = i;
+  int zero[1] = {0}, count[1] = {size - 1};
+  MPI_OK(MPI_Dist_graph_create(MPI_COMM_WORLD, n, zero, count, star, MPI_UNWEIGHTED, MPI_INFO_NULL, 1, &dg));
+  MPI_OK(MPI_Dist_graph_neighbors_count(dg, &indeg, &outdeg, &weighted));
+  CHECK(weighted == 0);
+  if (rank == 0) {
+    CHECK(indeg == 0 && outdeg == size - 1);
+    int* out = malloc(sizeof(int) * (size_t)(size > 1 ? size - 1 : 1));
+    MPI_OK(MPI_Dist_graph_neighbors(dg, 0, NULL, MPI_UNWEIGHTED, size - 1, out, MPI_UNWEIGHTED));
+    for (int i = 1; i < size; ++i) CHECK(out[i - 1] == i);
+    free(out);
+  } else {
+    CHECK(indeg == 1 && outdeg == 0);
+    MPI_OK(MPI_Dist_graph_neighbors(dg, 1, s, MPI_UNWEIGHTED, 0, NULL, MPI_UNWEIGHTED));
+    CHECK(s[0] == 0);
+  }
+  MPI_OK(MPI_Comm_free(&dg));
+  free(star);
+}
+
 static void check_alloc_mem(void) {
   double* p = NULL;
   MPI_OK(MPI_Alloc_mem(1000 * sizeof(double), MPI_INFO_NULL, &p));
@@ -222,6 +262,7 @@ int main(int argc, char** argv) {
   check_partial_grid(size, g_world_rank);
   check_graph(size, g_world_rank);
   check_dist_graph(size, g_world_rank);
+  check_dist_graph_create(size, g_world_rank);
   check_alloc_mem();
   return finish_test("topo");
 }
