@@ -5,7 +5,9 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstring>
+#include <limits>
 
 #include <algorithm>
 
@@ -150,21 +152,17 @@ void Runtime::yield_once(std::chrono::steady_clock::duration idle_time) {
   if (!may_sleep || !pt2pt_ || !pt2pt_->sleep_until_event(kSleepMicros)) sched_yield();
 }
 
-void Runtime::wait(Request& request) {
-  // Spin briefly (the answer is often microseconds away), then give the core away on every empty
-  // pass; with more ranks than cores, spinning only delays the peer we are waiting for.
-  IdleSpin spin(*this);
-  while (!request.is_complete()) {
-    if (progress() > 0) {
-      spin.reset();
-      continue;
-    }
-    if (!spin.spin()) yield_once(spin.idle_time());
-  }
-}
+void Runtime::wait(Request& request) { (void)wait_for(request, std::numeric_limits<double>::infinity()); }
 
+// Spin briefly (the answer is often microseconds away), then give the core away on every empty pass;
+// with more ranks than cores, spinning only delays the peer we are waiting for. An infinite timeout
+// never looks at the clock.
 bool Runtime::wait_for(Request& request, double timeout_seconds) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_seconds);
+  const bool bounded = std::isfinite(timeout_seconds);
+  const auto deadline = bounded ? std::chrono::steady_clock::now() +
+                                      std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                          std::chrono::duration<double>(timeout_seconds))
+                                : std::chrono::steady_clock::time_point::max();
   IdleSpin spin(*this);
   while (!request.is_complete()) {
     if (progress() > 0) {
@@ -173,7 +171,7 @@ bool Runtime::wait_for(Request& request, double timeout_seconds) {
     }
     if (!spin.spin()) {
       yield_once(spin.idle_time());
-      if (std::chrono::steady_clock::now() > deadline) return false;
+      if (bounded && std::chrono::steady_clock::now() > deadline) return false;
     }
   }
   return true;

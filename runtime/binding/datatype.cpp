@@ -67,6 +67,20 @@ MPI_Count elements_of(const MPI_Status* status, const Datatype& type) {
 
 }  // namespace
 
+// MPI_Type_get_extent, MPI_Type_get_true_extent and their _x twins differ only in the integer type and
+// which pair of bounds they report.
+template <class Int>
+Rc query_bounds(ApiCall& call, MPI_Datatype datatype, Int* lb, Int* extent, bool true_bounds) {
+  FABMPI_TRY(call.require_initialized());
+  DatatypeRef type;
+  FABMPI_TRY(old_type(datatype, &type));
+  FABMPI_TRY(check_out_ptr(lb, true_bounds ? "true_lb" : "lb"));
+  FABMPI_TRY(check_out_ptr(extent, true_bounds ? "true_extent" : "extent"));
+  *lb = true_bounds ? type->true_lb() : type->lb();
+  *extent = true_bounds ? type->true_extent() : type->extent();
+  return Rc();
+}
+
 extern "C" {
 
 // ---------------------------------------------------------------- constructors
@@ -371,61 +385,25 @@ int PMPI_Type_free(MPI_Datatype* datatype) {
 #pragma weak MPI_Type_get_extent = PMPI_Type_get_extent
 int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent) {
   ApiCall call("MPI_Type_get_extent");
-  return call.finish([&]() -> Rc {
-    FABMPI_TRY(call.require_initialized());
-    DatatypeRef type;
-    FABMPI_TRY(old_type(datatype, &type));
-    FABMPI_TRY(check_out_ptr(lb, "lb"));
-    FABMPI_TRY(check_out_ptr(extent, "extent"));
-    *lb = type->lb();
-    *extent = type->extent();
-    return Rc();
-  }());
+  return call.finish(query_bounds(call, datatype, lb, extent, /*true_bounds=*/false));
 }
 
 #pragma weak MPI_Type_get_extent_x = PMPI_Type_get_extent_x
 int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent) {
   ApiCall call("MPI_Type_get_extent_x");
-  return call.finish([&]() -> Rc {
-    FABMPI_TRY(call.require_initialized());
-    DatatypeRef type;
-    FABMPI_TRY(old_type(datatype, &type));
-    FABMPI_TRY(check_out_ptr(lb, "lb"));
-    FABMPI_TRY(check_out_ptr(extent, "extent"));
-    *lb = type->lb();
-    *extent = type->extent();
-    return Rc();
-  }());
+  return call.finish(query_bounds(call, datatype, lb, extent, /*true_bounds=*/false));
 }
 
 #pragma weak MPI_Type_get_true_extent = PMPI_Type_get_true_extent
 int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint* true_extent) {
   ApiCall call("MPI_Type_get_true_extent");
-  return call.finish([&]() -> Rc {
-    FABMPI_TRY(call.require_initialized());
-    DatatypeRef type;
-    FABMPI_TRY(old_type(datatype, &type));
-    FABMPI_TRY(check_out_ptr(true_lb, "true_lb"));
-    FABMPI_TRY(check_out_ptr(true_extent, "true_extent"));
-    *true_lb = type->true_lb();
-    *true_extent = type->true_extent();
-    return Rc();
-  }());
+  return call.finish(query_bounds(call, datatype, true_lb, true_extent, /*true_bounds=*/true));
 }
 
 #pragma weak MPI_Type_get_true_extent_x = PMPI_Type_get_true_extent_x
 int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent) {
   ApiCall call("MPI_Type_get_true_extent_x");
-  return call.finish([&]() -> Rc {
-    FABMPI_TRY(call.require_initialized());
-    DatatypeRef type;
-    FABMPI_TRY(old_type(datatype, &type));
-    FABMPI_TRY(check_out_ptr(true_lb, "true_lb"));
-    FABMPI_TRY(check_out_ptr(true_extent, "true_extent"));
-    *true_lb = type->true_lb();
-    *true_extent = type->true_extent();
-    return Rc();
-  }());
+  return call.finish(query_bounds(call, datatype, true_lb, true_extent, /*true_bounds=*/true));
 }
 
 #pragma weak MPI_Type_size = PMPI_Type_size
