@@ -58,8 +58,13 @@ class Mpi:
         self.version_cmd = version_cmd
         self.version = "?"
 
-    def command(self, np, tcp, prog_argv, ncores):
-        cmd = [self.launcher] + self.extra
+    def command(self, np, tcp, prog_argv, ncores, rt=0):
+        # --rt: the launcher and the ranks at SCHED_FIFO priority `rt`, only when every rank has a core
+        # (a busy-polling real-time rank would starve a rank sharing its core), and not over tcp: MPICH's
+        # UCX tcp transport relies on a helper thread that a spinning SCHED_FIFO rank never lets run
+        # (seen: both ranks spinning forever in MPI_Init).
+        prefix = ["chrt", "-f", str(rt)] if rt and np <= ncores and not tcp else []
+        cmd = prefix + [self.launcher] + self.extra
         if np > ncores:
             cmd += self.oversub_args
         if tcp:
@@ -72,8 +77,8 @@ class Mpi:
             env.update(self.tcp_env)
         return env
 
-    def describe(self, tcp, ncores):
-        cmd = self.command(4, tcp, ["PROG"], ncores)
+    def describe(self, tcp, ncores, rt=0):
+        cmd = self.command(4, tcp, ["PROG"], ncores, rt)
         envs = " ".join("%s=%s" % (k, shlex.quote(v)) for k, v in sorted(self.tcp_env.items())) if tcp else ""
         return (envs + " " if envs else "") + " ".join(shlex.quote(c) for c in cmd)
 
@@ -292,7 +297,7 @@ def campaign(args, mpis, built, extras, ncores):
                     d = built[mpi.name]
                     env = mpi.env(tcp)
                     tag = "%s %s np=%d rep=%d" % (mode, mpi.name, np, rep)
-                    cmd = mpi.command(np, tcp, [os.path.join(d, "init_finalize"), str(np)], ncores)
+                    cmd = mpi.command(np, tcp, [os.path.join(d, "init_finalize"), str(np)], ncores, args.rt)
                     secs = c.execute(tag + " init_finalize", cmd, env, mode, np, mpi.name, rep, "init_finalize",
                                      ["init_us"], tmo)
                     if secs is not None and not any(f["rep"] == rep and f["mpi"] == mpi.name and f["np"] == np
@@ -300,10 +305,10 @@ def campaign(args, mpis, built, extras, ncores):
                                                     for f in c.failures):
                         c.records.append({"mode": mode, "np": np, "mpi": mpi.name, "rep": rep,
                                           "metric": "launch_wall_ms", "size": 0, "value": secs * 1e3})
-                    cmd = mpi.command(np, tcp, [os.path.join(d, "osu_style")] + quick + args.osu_args, ncores)
+                    cmd = mpi.command(np, tcp, [os.path.join(d, "osu_style")] + quick + args.osu_args, ncores, args.rt)
                     c.execute(tag + " osu_style", cmd, env, mode, np, mpi.name, rep, "osu_style",
                               ["pingpong_latency_us", "bw_MBps", "bibw_MBps"], tmo)
-                    cmd = mpi.command(np, tcp, [os.path.join(d, "coll")] + coll_args + args.coll_args, ncores)
+                    cmd = mpi.command(np, tcp, [os.path.join(d, "coll")] + coll_args + args.coll_args, ncores, args.rt)
                     c.execute(tag + " coll", cmd, env, mode, np, mpi.name, rep, "coll",
                               [x + "_latency_us" for x in COLLECTIVES], tmo)
     if not args.no_raw:
@@ -391,12 +396,17 @@ def write_report(args, path, camp, mpis, built, ncores, ref):
              "iterations), summarized over repetitions as median, min and spread = (max − min) / median." % (
                  camp.runs, args.reps))
     L.append("")
+    if getattr(args, "rt", 0):
+        L.append("Shared-memory runs with np <= %d cores were launched under `chrt -f %d` (real-time priority for the launcher "
+                 "and the ranks of every MPI alike), which keeps other work on the machine from preempting them; "
+                 "oversubscribed runs were not." % (ncores, args.rt))
+        L.append("")
     L.append("| MPI | version | launch command as run (np=4 shown) |")
     L.append("|---|---|---|")
     for m in mpis:
         state = "" if m.name in built else " (**skipped**)"
         L.append("| %s%s | %s | `%s` |" % (m.name, state, m.version.replace("|", "/"),
-                                           m.describe(args.tcp, ncores)))
+                                           m.describe(args.tcp, ncores, getattr(args, "rt", 0))))
     L.append("")
     if ref:
         L.append("**ratio** = speed of **%s** relative to the best of the other MPIs at that cell "
@@ -598,6 +608,7 @@ def from_json(args, all_mpis, ncores):
     args.reps = data.get("reps", args.reps)
     args.loadavg = data.get("loadavg")
     args.tcp = "--tcp" in (args.orig_argv or [])
+    args.rt = data.get("rt", 0)
     tag = os.path.splitext(os.path.basename(args.out))[0]
     if args.plot_only:
         plot(args, camp, os.path.dirname(os.path.abspath(args.out)), tag)
@@ -650,6 +661,9 @@ def main():
                     help="rebuild the report and plots from a previous run's JSON; runs nothing")
     ap.add_argument("--plot-only", action="store_true", help="with --from-json: only draw the plots")
     ap.add_argument("--no-raw", action="store_true", help="skip memcpy and raw libfabric runs")
+    ap.add_argument("--rt", type=int, default=0, metavar="PRIO",
+                    help="run launchers and ranks under `chrt -f PRIO` when np <= cores (root only): takes "
+                         "other work on a shared machine out of the comparison; every MPI alike")
     args = ap.parse_args()
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(sig, on_signal)
@@ -704,8 +718,8 @@ def main():
     ref = args.ref or ("fabmpi" if "fabmpi" in ran else next((m.name for m in mpis if m.name in ran), None))
     write_report(args, args.out, camp, mpis, built, ncores, ref)
     with open(os.path.splitext(args.out)[0] + ".json", "w") as f:
-        json.dump({"argv": sys.argv, "runs": camp.runs, "loadavg": args.loadavg, "reps": args.reps, "records": camp.records, "failures": camp.failures,
-                   "mpis": {m.name: {"version": m.version, "launch": m.describe(args.tcp, ncores)} for m in mpis}},
+        json.dump({"argv": sys.argv, "runs": camp.runs, "loadavg": args.loadavg, "reps": args.reps, "rt": args.rt, "records": camp.records, "failures": camp.failures,
+                   "mpis": {m.name: {"version": m.version, "launch": m.describe(args.tcp, ncores, args.rt)} for m in mpis}},
                   f, indent=1)
     if not args.no_plot and not args.quick:
         plot_or_delegate(args, camp, os.path.splitext(args.out)[0] + ".json")
