@@ -32,6 +32,20 @@ constexpr std::uint64_t kProbeValue = 0x5ca1ab1e0ddba11ull;
 constexpr std::uint32_t kRecordMessage = 1;   // WireHeader + payload
 constexpr std::uint32_t kRecordPullAsk = 2;   // PullAsk: "send me these bytes of yours"
 constexpr std::uint32_t kRecordPullData = 3;  // PullData + bytes
+constexpr std::uint32_t kRecordEager = 4;     // EagerHeader + payload: a plain eager message
+
+// What a plain eager message's WireHeader carries beyond what the ring (the sender) and the record
+// (the payload size) imply: 24 bytes instead of 56, so a message of up to 32 bytes takes one cache
+// line of the ring instead of two (one line for the receiver to miss on, one to zero on pop).
+struct EagerHeader {
+  std::uint32_t context_id;
+  std::int32_t source;
+  std::int32_t tag;
+  std::uint32_t seq;
+  std::uint8_t channel;
+  std::uint8_t pad[7];
+};
+static_assert(sizeof(EagerHeader) == 24);
 
 struct PullAsk {
   std::uint64_t token;
@@ -251,6 +265,15 @@ class NativeShm final : public ShmTransport {
  private:
 
   bool write_message(std::size_t j, const WireHeader& h, const void* payload, std::size_t bytes) noexcept {
+    if (h.kind == WireKind::eager) {
+      unsigned char* p = producers_[j].reserve(sizeof(EagerHeader) + bytes, kRecordEager);
+      if (!p) return false;
+      EagerHeader e{h.context_id, h.source, h.tag, h.seq, h.channel, {}};
+      std::memcpy(p, &e, sizeof e);
+      if (bytes) std::memcpy(p + sizeof e, payload, bytes);
+      producers_[j].commit();
+      return true;
+    }
     unsigned char* p = producers_[j].reserve(sizeof h + bytes, kRecordMessage);
     if (!p) return false;
     std::memcpy(p, &h, sizeof h);
@@ -450,6 +473,21 @@ int NativeShm::drain(std::size_t j, TransportSink& sink) {
         WireHeader h;
         std::memcpy(&h, p, sizeof h);
         sink.on_message(h, p + sizeof h, r->bytes - sizeof h);
+        break;
+      }
+      case kRecordEager: {
+        EagerHeader e;
+        std::memcpy(&e, p, sizeof e);
+        WireHeader h{};
+        h.kind = WireKind::eager;
+        h.channel = e.channel;
+        h.context_id = e.context_id;
+        h.source = e.source;
+        h.tag = e.tag;
+        h.src_world = options_.local_ranks[j];
+        h.seq = e.seq;
+        h.size = r->bytes - sizeof e;
+        sink.on_message(h, p + sizeof e, r->bytes - sizeof e);
         break;
       }
       case kRecordPullAsk: {
