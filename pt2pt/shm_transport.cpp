@@ -265,7 +265,7 @@ class NativeShm final : public ShmTransport {
  private:
 
   bool write_message(std::size_t j, const WireHeader& h, const void* payload, std::size_t bytes) noexcept {
-    if (h.kind == WireKind::eager) {
+    if (h.kind == WireKind::eager && sizeof(RecordHeader) + sizeof(EagerHeader) + bytes <= kRingAlign) {
       unsigned char* p = producers_[j].reserve(sizeof(EagerHeader) + bytes, kRecordEager);
       if (!p) return false;
       EagerHeader e{h.context_id, h.source, h.tag, h.seq, h.channel, {}};
