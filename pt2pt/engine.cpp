@@ -42,7 +42,8 @@ constexpr std::uint64_t kReadTokenBit = 1ull << 63;
 
 // A receive in progress (posted, or matched and reading a rendezvous).
 struct RecvOp {
-  RequestRef request;
+  Request* request = nullptr;  // completed when the receive finishes
+  RequestRef owner;            // keeps *request alive (null: the caller does, e.g. a blocking MPI_Recv)
   void* buf = nullptr;
   std::size_t count = 0;
   DatatypeRef type;
@@ -59,7 +60,8 @@ struct RecvOp {
 using RecvOpRef = std::shared_ptr<RecvOp>;
 
 struct SendOp {
-  RequestRef request;
+  Request* request = nullptr;
+  RequestRef owner;  // as in RecvOp
   int events_left = 0;                // transport completion + ack/fin
   Exposure exposure;                  // rendezvous registration
   std::vector<unsigned char> bounce;  // packed non-contiguous data
@@ -104,18 +106,45 @@ struct Engine::Impl final : TransportSink {
   std::unordered_map<std::uint64_t, SendOp> sends;
   std::unordered_map<std::uint64_t, RecvOpRef> reads;  // read token -> receive
   std::uint64_t next_op = 1;
+  // Something was handed to the self transport since its last poll: only then is it polled.
+  bool self_dirty = false;
+  std::vector<RecvOpRef> spare_recv_ops;  // finished receives' RecvOps, reused (saves an allocation)
 
   explicit Impl(Runtime& rt) : runtime(rt) {}
 
   Peer& peer(int world) { return peers[static_cast<std::size_t>(world)]; }
+  // The transport to `world`, noting traffic for the self transport.
+  Transport& transport(int world) {
+    if (world == my_world) self_dirty = true;
+    return *peer(world).transport;
+  }
+  RecvOpRef new_recv_op() {
+    if (spare_recv_ops.empty()) return std::make_shared<RecvOp>();
+    RecvOpRef op = std::move(spare_recv_ops.back());
+    spare_recv_ops.pop_back();
+    return op;
+  }
+  // A receive is finished: keep its RecvOp for the next one when nobody else holds it.
+  void recycle(RecvOpRef&& op) {
+    if (op.use_count() != 1 || spare_recv_ops.size() >= 16) return;
+    op->request = nullptr;
+    op->owner.reset();
+    op->type.reset();
+    op->bounce.clear();
+    op->reads_left = 0;
+    op->error = MPI_SUCCESS;
+    spare_recv_ops.push_back(std::move(op));
+  }
 
   Rc open(Engine* engine);
   Rc send_control(int world, WireKind kind, std::uint64_t sender_op, std::uint64_t value);
-  Rc start_send(const void* buf, std::size_t count, const DatatypeRef& type, int dest, int tag,
-                const CommRef& comm, Channel channel, SendMode mode, const RequestRef& request);
+  Rc start_send(const void* buf, std::size_t count, const Datatype& type, int dest, int tag,
+                const Comm& comm, Channel channel, SendMode mode, Request& request, const RequestRef& owner);
   Rc start_recv(void* buf, std::size_t count, const DatatypeRef& type, int source, int tag,
-                const CommRef& comm, Channel channel, const RequestRef& request);
+                const Comm& comm, Channel channel, Request& request, const RequestRef& owner);
   void deliver(const RecvOpRef& op, const WireHeader& h, const void* payload, std::size_t len);
+  void deliver_eager(Request& r, void* buf, std::size_t count, const Datatype& type, std::size_t capacity,
+                     const WireHeader& h, const void* payload, std::size_t len);
   void finish_rendezvous(const RecvOpRef& op);
   void consumed_eager(int world);
   void send_event(std::uint64_t id, int error);
@@ -246,29 +275,31 @@ Rc Engine::Impl::send_control(int world, WireKind kind, std::uint64_t sender_op,
   h.sender_op = sender_op;
   h.rkey = value;
   bool done = false;
-  return peer(world).transport->send(world, h, nullptr, 0, 0, &done);
+  return transport(world).send(world, h, nullptr, 0, 0, &done);
 }
 
-Rc Engine::Impl::start_send(const void* buf, std::size_t count, const DatatypeRef& type, int dest, int tag,
-                            const CommRef& comm, Channel channel, SendMode mode, const RequestRef& request) {
+Rc Engine::Impl::start_send(const void* buf, std::size_t count, const Datatype& type, int dest, int tag,
+                            const Comm& comm, Channel channel, SendMode mode, Request& request,
+                            const RequestRef& owner) {
   if (dest == MPI_PROC_NULL) {
-    complete_request(*request, MPI_PROC_NULL, MPI_ANY_TAG, 0, MPI_SUCCESS);
+    complete_request(request, MPI_PROC_NULL, MPI_ANY_TAG, 0, MPI_SUCCESS);
     return Rc();
   }
-  const int world = comm->world_rank(dest);
+  const int world = comm.world_rank(dest);
   Peer& p = peer(world);
-  const std::size_t bytes = count * type->size();
+  Transport& tx = transport(world);
+  const std::size_t bytes = count * type.size();
   const bool synchronous = mode == SendMode::synchronous;
   const bool eager = bytes <= p.eager_limit && p.credits > 0;
 
   const std::uint64_t id = next_op++;
-  if (eager && !synchronous && (bytes == 0 || contiguous(*type))) {
+  if (eager && !synchronous && (bytes == 0 || contiguous(type))) {
     // Fast path: a contiguous eager send that the transport takes at once needs no bookkeeping.
     WireHeader h{};
     h.kind = WireKind::eager;
-    h.context_id = comm->context_id();
+    h.context_id = comm.context_id();
     h.channel = static_cast<std::uint8_t>(channel);
-    h.source = comm->rank();
+    h.source = comm.rank();
     h.tag = tag;
     h.src_world = my_world;
     h.seq = p.next_send_seq++;
@@ -276,29 +307,31 @@ Rc Engine::Impl::start_send(const void* buf, std::size_t count, const DatatypeRe
     h.sender_op = id;
     --p.credits;
     bool done = false;
-    FABMPI_TRY(p.transport->send(world, h, static_cast<const char*>(buf) + type->true_lb(), bytes, id, &done));
+    FABMPI_TRY(tx.send(world, h, static_cast<const char*>(buf) + type.true_lb(), bytes, id, &done));
     if (done) {
-      complete_request(*request, request->source, request->tag, 0, MPI_SUCCESS);
+      complete_request(request, request.source, request.tag, 0, MPI_SUCCESS);
     } else {
       SendOp& op = sends[id];
-      op.request = request;
+      op.request = &request;
+      op.owner = owner;
       op.events_left = 1;
     }
     return Rc();
   }
   SendOp& op = sends[id];
-  op.request = request;
-  const void* data = static_cast<const char*>(buf) + type->true_lb();
-  if (bytes > 0 && !contiguous(*type)) {
+  op.request = &request;
+  op.owner = owner;
+  const void* data = static_cast<const char*>(buf) + type.true_lb();
+  if (bytes > 0 && !contiguous(type)) {
     op.bounce.resize(bytes);
-    type->pack(buf, count, 0, op.bounce.data(), bytes);
+    type.pack(buf, count, 0, op.bounce.data(), bytes);
     data = op.bounce.data();
   }
 
   WireHeader h{};
-  h.context_id = comm->context_id();
+  h.context_id = comm.context_id();
   h.channel = static_cast<std::uint8_t>(channel);
-  h.source = comm->rank();
+  h.source = comm.rank();
   h.tag = tag;
   h.src_world = my_world;
   h.seq = p.next_send_seq++;
@@ -314,7 +347,7 @@ Rc Engine::Impl::start_send(const void* buf, std::size_t count, const DatatypeRe
     op.events_left = synchronous ? 2 : 1;
   } else {
     h.kind = WireKind::rts;
-    Rc rc = p.transport->expose(data, bytes, &op.exposure);
+    Rc rc = tx.expose(data, bytes, &op.exposure);
     if (!rc) {
       sends.erase(id);
       return rc;
@@ -324,7 +357,7 @@ Rc Engine::Impl::start_send(const void* buf, std::size_t count, const DatatypeRe
     op.events_left = 2;  // rts sent + fin
   }
   bool done = false;
-  Rc rc = p.transport->send(world, h, payload, payload_bytes, id, &done);
+  Rc rc = tx.send(world, h, payload, payload_bytes, id, &done);
   if (!rc) {
     sends.erase(id);
     return rc;
@@ -340,7 +373,8 @@ void Engine::Impl::send_event(std::uint64_t id, int error) {
   SendOp& op = it->second;
   if (error != MPI_SUCCESS) op.error = error;
   if (--op.events_left > 0) return;
-  RequestRef request = std::move(op.request);
+  Request* request = op.request;
+  RequestRef owner = std::move(op.owner);  // keeps *request alive past the erase
   const int err = op.error;
   sends.erase(it);
   complete_request(*request, request->source, request->tag, 0, err);
@@ -349,23 +383,39 @@ void Engine::Impl::send_event(std::uint64_t id, int error) {
 // ---- receiving
 
 Rc Engine::Impl::start_recv(void* buf, std::size_t count, const DatatypeRef& type, int source, int tag,
-                            const CommRef& comm, Channel channel, const RequestRef& request) {
+                            const Comm& comm, Channel channel, Request& request, const RequestRef& owner) {
   if (source == MPI_PROC_NULL) {
-    complete_request(*request, MPI_PROC_NULL, MPI_ANY_TAG, 0, MPI_SUCCESS);
+    complete_request(request, MPI_PROC_NULL, MPI_ANY_TAG, 0, MPI_SUCCESS);
     return Rc();
   }
-  auto op = std::make_shared<RecvOp>();
-  op->request = request;
+  const std::size_t capacity = count * type->size();
+  const Envelope pattern{comm.context_id(), static_cast<std::uint8_t>(channel), source, tag};
+  if (!unexpected.empty()) {
+    if (std::optional<ArrivalRef> arrived = unexpected.take_first_matching(pattern)) {
+      const Arrival& a = **arrived;
+      if (a.header.kind != WireKind::rts) {
+        // Already here: copy it out, no receive object needed.
+        deliver_eager(request, buf, count, *type, capacity, a.header, a.payload.data(), a.payload.size());
+        return Rc();
+      }
+      RecvOpRef op = new_recv_op();
+      op->request = &request;
+      op->owner = owner;
+      op->buf = buf;
+      op->count = count;
+      op->type = type;
+      op->capacity = capacity;
+      deliver(op, a.header, a.payload.data(), a.payload.size());
+      return Rc();
+    }
+  }
+  RecvOpRef op = new_recv_op();
+  op->request = &request;
+  op->owner = owner;
   op->buf = buf;
   op->count = count;
   op->type = type;
-  op->capacity = count * type->size();
-  const Envelope pattern{comm->context_id(), static_cast<std::uint8_t>(channel), source, tag};
-  if (std::optional<ArrivalRef> arrived = unexpected.take_first_matching(pattern)) {
-    const Arrival& a = **arrived;
-    deliver(op, a.header, a.payload.data(), a.payload.size());
-    return Rc();
-  }
+  op->capacity = capacity;
   posted.push(pattern, std::move(op));
   return Rc();
 }
@@ -382,8 +432,12 @@ void Engine::Impl::consumed_eager(int world) {
 
 // A matched message meets its receive.
 void Engine::Impl::deliver(const RecvOpRef& op, const WireHeader& h, const void* payload, std::size_t len) {
+  if (h.kind != WireKind::rts) {
+    deliver_eager(*op->request, op->buf, op->count, *op->type, op->capacity, h, payload, len);
+    return;
+  }
   Request& r = *op->request;
-  if (h.kind == WireKind::rts) {
+  {
     op->peer = h.src_world;
     op->sender_op = h.sender_op;
     op->bytes = std::min<std::size_t>(h.size, op->capacity);
@@ -401,7 +455,7 @@ void Engine::Impl::deliver(const RecvOpRef& op, const WireHeader& h, const void*
       op->bounce.resize(op->bytes);
       dest = reinterpret_cast<char*>(op->bounce.data());
     }
-    Transport* t = peer(h.src_world).transport;
+    Transport* t = &transport(h.src_world);
     op->reads_left = (op->bytes + rndv_chunk - 1) / rndv_chunk;
     for (std::size_t off = 0; off < op->bytes; off += rndv_chunk) {
       const std::size_t n = std::min(rndv_chunk, op->bytes - off);
@@ -414,20 +468,24 @@ void Engine::Impl::deliver(const RecvOpRef& op, const WireHeader& h, const void*
         if (--op->reads_left == 0) finish_rendezvous(op);
       }
     }
-    return;
   }
-  // eager / eager_sync
-  const std::size_t n = std::min(len, op->capacity);
+}
+
+// An eager message meets its receive (buffer, count, type; capacity = count x type size).
+void Engine::Impl::deliver_eager(Request& r, void* buf, std::size_t count, const Datatype& type,
+                                 std::size_t capacity, const WireHeader& h, const void* payload,
+                                 std::size_t len) {
+  const std::size_t n = std::min(len, capacity);
   if (n > 0) {
-    if (contiguous(*op->type)) std::memcpy(static_cast<char*>(op->buf) + op->type->true_lb(), payload, n);
-    else op->type->unpack(payload, n, 0, op->buf, op->count);
+    if (contiguous(type)) std::memcpy(static_cast<char*>(buf) + type.true_lb(), payload, n);
+    else type.unpack(payload, n, 0, buf, count);
   }
   if (h.kind == WireKind::eager_sync) {
     Rc rc = send_control(h.src_world, WireKind::sync_ack, h.sender_op, 0);
     if (!rc) FABMPI_LOG(error, pt2pt, "acking a synchronous send to rank %d failed", h.src_world);
   }
   consumed_eager(h.src_world);
-  complete_request(r, h.source, h.tag, n, len > op->capacity ? MPI_ERR_TRUNCATE : MPI_SUCCESS);
+  complete_request(r, h.source, h.tag, n, len > capacity ? MPI_ERR_TRUNCATE : MPI_SUCCESS);
 }
 
 void Engine::Impl::finish_rendezvous(const RecvOpRef& op) {
@@ -442,6 +500,7 @@ void Engine::Impl::match_arrival(const WireHeader& h, const void* payload, std::
   const Envelope message{h.context_id, h.channel, h.source, h.tag};
   if (std::optional<RecvOpRef> op = posted.take_first_accepting(message)) {
     deliver(*op, h, payload, len);
+    if (h.kind != WireKind::rts) recycle(std::move(*op));
     return;
   }
   auto a = std::make_shared<Arrival>();
@@ -503,7 +562,7 @@ void Engine::Impl::on_complete(std::uint64_t token, int error) {
 Rc Engine::isend(const void* buf, std::size_t count, const DatatypeRef& type, int dest, int tag,
                  const CommRef& comm, Channel channel, SendMode mode, RequestRef* out) {
   auto request = std::make_shared<Request>(Request::Kind::send);
-  FABMPI_TRY(impl_->start_send(buf, count, type, dest, tag, comm, channel, mode, request));
+  FABMPI_TRY(impl_->start_send(buf, count, *type, dest, tag, *comm, channel, mode, *request, request));
   *out = std::move(request);
   return Rc();
 }
@@ -511,19 +570,29 @@ Rc Engine::isend(const void* buf, std::size_t count, const DatatypeRef& type, in
 Rc Engine::irecv(void* buf, std::size_t count, const DatatypeRef& type, int source, int tag,
                  const CommRef& comm, Channel channel, RequestRef* out) {
   auto request = std::make_shared<Request>(Request::Kind::recv);
-  FABMPI_TRY(impl_->start_recv(buf, count, type, source, tag, comm, channel, request));
+  FABMPI_TRY(impl_->start_recv(buf, count, type, source, tag, *comm, channel, *request, request));
   *out = std::move(request);
   return Rc();
 }
 
 Rc Engine::start_send(const void* buf, std::size_t count, const DatatypeRef& type, int dest, int tag,
                       const CommRef& comm, Channel channel, SendMode mode, const RequestRef& request) {
-  return impl_->start_send(buf, count, type, dest, tag, comm, channel, mode, request);
+  return impl_->start_send(buf, count, *type, dest, tag, *comm, channel, mode, *request, request);
+}
+
+Rc Engine::start_send_into(const void* buf, std::size_t count, const Datatype& type, int dest, int tag,
+                           const Comm& comm, Channel channel, SendMode mode, Request& request) {
+  return impl_->start_send(buf, count, type, dest, tag, comm, channel, mode, request, nullptr);
 }
 
 Rc Engine::start_recv(void* buf, std::size_t count, const DatatypeRef& type, int source, int tag,
                       const CommRef& comm, Channel channel, const RequestRef& request) {
-  return impl_->start_recv(buf, count, type, source, tag, comm, channel, request);
+  return impl_->start_recv(buf, count, type, source, tag, *comm, channel, *request, request);
+}
+
+Rc Engine::start_recv_into(void* buf, std::size_t count, const DatatypeRef& type, int source, int tag,
+                           const Comm& comm, Channel channel, Request& request) {
+  return impl_->start_recv(buf, count, type, source, tag, comm, channel, request, nullptr);
 }
 
 Rc Engine::iprobe(int source, int tag, const CommRef& comm, Channel channel, bool* found, ProbeInfo* info) {
@@ -567,8 +636,9 @@ Rc Engine::imrecv(void* buf, std::size_t count, const DatatypeRef& type, const M
   if (!message->arrival) {
     complete_request(*request, MPI_PROC_NULL, MPI_ANY_TAG, 0, MPI_SUCCESS);
   } else {
-    auto op = std::make_shared<RecvOp>();
-    op->request = request;
+    RecvOpRef op = impl_->new_recv_op();
+    op->request = request.get();
+    op->owner = request;
     op->buf = buf;
     op->count = count;
     op->type = type;
@@ -582,7 +652,7 @@ Rc Engine::imrecv(void* buf, std::size_t count, const DatatypeRef& type, const M
 
 bool Engine::cancel(Request& request) {
   std::optional<RecvOpRef> op =
-      impl_->posted.remove_if_first([&](const RecvOpRef& r) { return r->request.get() == &request; });
+      impl_->posted.remove_if_first([&](const RecvOpRef& r) { return r->request == &request; });
   if (!op) return false;
   request.cancelled = true;
   complete_request(request, request.source, request.tag, 0, MPI_SUCCESS);
@@ -590,7 +660,12 @@ bool Engine::cancel(Request& request) {
 }
 
 int Engine::progress() {
-  int events = impl_->self->poll(*impl_);
+  int events = 0;
+  if (impl_->self_dirty) {
+    impl_->self_dirty = false;  // what handlers send to ourselves during the poll sets it again
+    events += impl_->self->poll(*impl_);
+    if (impl_->self->pending()) impl_->self_dirty = true;
+  }
   if (impl_->native) events += impl_->native->poll(*impl_);
   if (impl_->shm) events += impl_->shm->poll(*impl_);
   if (impl_->tcp) events += impl_->tcp->poll(*impl_);

@@ -61,6 +61,13 @@ class Engine : public ProgressSource {
                 const CommRef& comm, Channel channel, SendMode mode, const RequestRef& request);
   Rc start_recv(void* buf, std::size_t count, const DatatypeRef& type, int source, int tag,
                 const CommRef& comm, Channel channel, const RequestRef& request);
+  // Blocking calls: the same into a request the caller keeps alive until it completes (a Request on
+  // the stack), so no request object is allocated. A contiguous eager send completes inside the call
+  // when the transport takes it at once; a receive whose message already arrived, likewise.
+  Rc start_send_into(const void* buf, std::size_t count, const Datatype& type, int dest, int tag,
+                     const Comm& comm, Channel channel, SendMode mode, Request& request);
+  Rc start_recv_into(void* buf, std::size_t count, const DatatypeRef& type, int source, int tag,
+                     const Comm& comm, Channel channel, Request& request);
 
   // MPI_Iprobe: *found and *info for the first message a receive (source, tag) would match.
   Rc iprobe(int source, int tag, const CommRef& comm, Channel channel, bool* found, ProbeInfo* info);

@@ -7,7 +7,7 @@
 #include <mpi.h>
 
 #include <cstdint>
-#include <list>
+#include <deque>
 #include <optional>
 #include <unordered_map>
 
@@ -33,8 +33,12 @@ inline bool envelope_matches(const Envelope& pattern, const Envelope& message) n
 template <class Item>
 class MatchQueue {
  public:
+  MatchQueue() = default;
+  MatchQueue(const MatchQueue&) = delete;  // last_ points into buckets_
+  MatchQueue& operator=(const MatchQueue&) = delete;
+
   void push(const Envelope& envelope, Item item) {
-    buckets_[key(envelope)].push_back(Entry{envelope, std::move(item)});
+    bucket(key(envelope)).push_back(Entry{envelope, std::move(item)});
     ++size_;
   }
 
@@ -50,6 +54,7 @@ class MatchQueue {
 
   // Unexpected side, for probes: the oldest matching message, left in place.
   const Item* peek_first_matching(const Envelope& pattern, Envelope* found = nullptr) const {
+    if (size_ == 0) return nullptr;
     auto it = buckets_.find(key(pattern));
     if (it == buckets_.end()) return nullptr;
     for (const Entry& e : it->second)
@@ -82,26 +87,47 @@ class MatchQueue {
     Envelope envelope;
     Item item;
   };
+  // A deque, not a list: entries are nearly always taken at the front, and pushing then allocates
+  // once per chunk instead of once per entry.
+  using Bucket = std::deque<Entry>;
   static std::uint64_t key(const Envelope& e) noexcept {
     return static_cast<std::uint64_t>(e.context) << 8 | e.channel;
   }
+  // The bucket for `k`, created if needed. The last one used is remembered (traffic mostly stays on
+  // one communicator); unordered_map never moves its elements, so the pointer stays valid.
+  Bucket& bucket(std::uint64_t k) {
+    if (last_ && last_key_ == k) return *last_;
+    last_key_ = k;
+    last_ = &buckets_[k];
+    return *last_;
+  }
   template <class Pred>
   std::optional<Item> take_if(const Envelope& e, Pred pred) {
-    auto it = buckets_.find(key(e));
-    if (it == buckets_.end()) return std::nullopt;
-    auto& list = it->second;
-    for (auto li = list.begin(); li != list.end(); ++li)
+    if (size_ == 0) return std::nullopt;
+    const std::uint64_t k = key(e);
+    Bucket* list = nullptr;
+    if (last_ && last_key_ == k) {
+      list = last_;
+    } else {
+      auto it = buckets_.find(k);
+      if (it == buckets_.end()) return std::nullopt;
+      list = &it->second;
+    }
+    for (auto li = list->begin(); li != list->end(); ++li)
       if (pred(li->envelope)) {
         Item item = std::move(li->item);
-        list.erase(li);
+        if (li == list->begin()) list->pop_front();
+        else list->erase(li);
         --size_;
         return item;
       }
     return std::nullopt;
   }
 
-  std::unordered_map<std::uint64_t, std::list<Entry>> buckets_;
+  std::unordered_map<std::uint64_t, Bucket> buckets_;
   std::size_t size_ = 0;
+  std::uint64_t last_key_ = 0;
+  Bucket* last_ = nullptr;
 };
 
 }  // namespace fabmpi::pt2pt

@@ -157,12 +157,23 @@ void Runtime::wait(Request& request) { (void)wait_for(request, std::numeric_limi
 // Spin briefly (the answer is often microseconds away), then give the core away on every empty pass;
 // with more ranks than cores, spinning only delays the peer we are waiting for. An infinite timeout
 // never looks at the clock.
+namespace {
+constexpr int kPassesBeforeIdleSpin = 32;
+}  // namespace
+
 bool Runtime::wait_for(Request& request, double timeout_seconds) {
   const bool bounded = std::isfinite(timeout_seconds);
   const auto deadline = bounded ? std::chrono::steady_clock::now() +
                                       std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                           std::chrono::duration<double>(timeout_seconds))
                                 : std::chrono::steady_clock::time_point::max();
+  // Most waits end within a few passes (a ping-pong's reply is a fraction of a microsecond away):
+  // poll before starting the idle accounting, whose first step reads the clock (as costly as a
+  // few polls, and it would delay noticing an arrival).
+  for (int pass = 0; pass < kPassesBeforeIdleSpin && !oversubscribed_; ++pass) {
+    if (request.is_complete()) return true;
+    progress();
+  }
   IdleSpin spin(*this);
   while (!request.is_complete()) {
     if (progress() > 0) {

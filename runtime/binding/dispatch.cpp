@@ -49,6 +49,17 @@ Rc ApiCall::comm(MPI_Comm handle, CommRef* out) {
   return Rc();
 }
 
+Rc ApiCall::comm(MPI_Comm handle, const Comm** out) {
+  FABMPI_TRY(require_initialized());
+  if (handle == MPI_COMM_NULL) return fail(MPI_ERR_COMM, "MPI_COMM_NULL is not a valid communicator");
+  // MPI_COMM_WORLD is the runtime's world (env.cpp registers it so): skip the table's hash lookup.
+  const CommRef* found = handle == MPI_COMM_WORLD ? &library().runtime->world() : library().comms.find(handle);
+  if (!found) return fail(MPI_ERR_COMM, "invalid communicator handle 0x%x", static_cast<unsigned>(handle));
+  error_comm_ = *found;
+  *out = error_comm_.get();
+  return Rc();
+}
+
 namespace {
 
 [[noreturn]] void abort_job(int rank, const char* function, int code, const std::string& reason) {

@@ -53,6 +53,8 @@ class ApiCall {
   Rc require_initialized() const;
   // Converts a communicator handle and makes it the one whose error handler reports errors.
   Rc comm(MPI_Comm handle, CommRef* out);
+  // The same without a second reference: *out is the communicator this call holds until it ends.
+  Rc comm(MPI_Comm handle, const Comm** out);
   // Errors not tied to a communicator go to MPI_COMM_WORLD's handler (this is also the default).
   void report_to(const CommRef& comm) { error_comm_ = comm; }
   // Dispatches a failure to the error handler; returns the value the C function returns.

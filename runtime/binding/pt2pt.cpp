@@ -37,15 +37,37 @@ Rc check_recv(ApiCall& call, const void* buf, int count, MPI_Datatype datatype, 
   return check_source_rank(*out->comm, source);
 }
 
+// Blocking calls hold the communicator through the ApiCall only (one reference count fewer per call).
+struct BlockingArgs {
+  const Comm* comm = nullptr;
+  DatatypeRef type;
+};
+
+Rc check_blocking(ApiCall& call, const void* buf, int count, MPI_Datatype datatype, int peer, int tag,
+                  MPI_Comm comm, bool is_send, BlockingArgs* out) {
+  FABMPI_TRY(call.comm(comm, &out->comm));
+  FABMPI_TRY(check_count(count));
+  FABMPI_TRY(to_datatype(datatype, &out->type));
+  FABMPI_TRY(check_buffer(buf, count, *out->type));
+  if (is_send) {
+    FABMPI_TRY(check_send_tag(tag));
+    return check_dest_rank(*out->comm, peer);
+  }
+  FABMPI_TRY(check_recv_tag(tag));
+  return check_source_rank(*out->comm, peer);
+}
+
 Rc blocking_send(ApiCall& call, const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
                  MPI_Comm comm, SendMode mode) {
-  SendArgs a;
-  FABMPI_TRY(check_send(call, buf, count, datatype, dest, tag, comm, &a));
-  auto r = std::make_shared<UserRequest>(Request::Kind::send, a.comm);
-  FABMPI_TRY(runtime().pt2pt().start_send(buf, static_cast<std::size_t>(count), a.type, dest, tag, a.comm,
-                                          Channel::user, mode, r));
-  runtime().wait(*r);
-  return request_error(*r);
+  BlockingArgs a;
+  FABMPI_TRY(check_blocking(call, buf, count, datatype, dest, tag, comm, true, &a));
+  // On the stack: the engine forgets it once it completes, and we wait for that (errors go to the
+  // call's communicator). An eager send the transport takes at once completes inside start_send_into.
+  Request r(Request::Kind::send);
+  FABMPI_TRY(runtime().pt2pt().start_send_into(buf, static_cast<std::size_t>(count), *a.type, dest, tag, *a.comm,
+                                               Channel::user, mode, r));
+  if (!r.is_complete()) runtime().wait(r);
+  return request_error(r);
 }
 
 Rc nonblocking_send(ApiCall& call, const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
@@ -165,14 +187,14 @@ int PMPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int
 int PMPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status) {
   ApiCall call("MPI_Recv");
   return call.finish([&]() -> Rc {
-    SendArgs a;
-    FABMPI_TRY(check_recv(call, buf, count, datatype, source, tag, comm, &a));
-    auto r = std::make_shared<UserRequest>(Request::Kind::recv, a.comm);
-    FABMPI_TRY(runtime().pt2pt().start_recv(buf, static_cast<std::size_t>(count), a.type, source, tag, a.comm,
-                                            Channel::user, r));
-    runtime().wait(*r);
-    r->fill_status(status);
-    return request_error(*r);
+    BlockingArgs a;
+    FABMPI_TRY(check_blocking(call, buf, count, datatype, source, tag, comm, false, &a));
+    Request r(Request::Kind::recv);  // on the stack, as in blocking_send
+    FABMPI_TRY(runtime().pt2pt().start_recv_into(buf, static_cast<std::size_t>(count), a.type, source, tag,
+                                                 *a.comm, Channel::user, r));
+    if (!r.is_complete()) runtime().wait(r);
+    r.fill_status(status);
+    return request_error(r);
   }());
 }
 
