@@ -50,6 +50,10 @@ class Engine final : public ProgressSource {
   // packed form (see algorithms.hpp); the request's reducer/transport are set here when needed.
   Rc start(const std::shared_ptr<CollRequest>& request, const SelectionKey& key, const CollArgs& args);
 
+  // The algorithm (and its parameters, when `params` is set) for `key`: the forced one, the table's, or
+  // the default; decisions are cached. Used by start() and by the shared-memory fast path.
+  const Algorithm* choose(const SelectionKey& key, AlgorithmParams* params);
+
   const SelectionTable& table() const { return table_; }
 
  private:
@@ -82,6 +86,18 @@ Engine& engine_of(Runtime& runtime);
 
 // Reduces packed elements of `type` with `op` (predefined kernels straight on the packed stream;
 // user functions and pair types through the type's memory layout).
+class OpReducer final : public Reducer {
+ public:
+  OpReducer(OpRef op, DatatypeRef type);
+  void reduce(const void* in, void* inout, std::size_t count) const override;
+  bool commutative() const override { return op_->commutative(); }
+
+ private:
+  OpRef op_;
+  DatatypeRef type_;
+  ReduceKernel kernel_ = nullptr;
+  std::size_t elements_per_item_ = 0;
+};
 std::unique_ptr<Reducer> make_op_reducer(const OpRef& op, const DatatypeRef& type);
 
 }  // namespace fabmpi::coll

@@ -1,0 +1,82 @@
+// reduce and allreduce, shm: every rank packs its contribution into its slot and publishes; the root
+// (reduce) or every rank (allreduce) folds the P slots in rank order, slot P-1 first:
+//   acc = s[P-1]; acc = s[i] op acc for i = P-2 .. 0   =>   s[0] op s[1] op ... op s[P-1]
+// so non-commutative and user-defined ops get MPI's canonical order. Cost: one copy in, P-1 reductions
+// of the whole vector per reducing rank (allreduce: the same P-1 on every rank, in parallel), no
+// messages. Non-roots of a reduce never wait for the root except to reuse a slot two calls later.
+#include "coll/shm_collectives.hpp"
+#include "coll/shm_region.hpp"
+
+#include <cstring>
+
+namespace fabmpi::coll {
+namespace {
+
+// acc (packed, count elements) = slot[0][..] op ... op slot[P-1][..], each slot read at `offset`.
+void shm_fold_rank_order(ShmRegion& region, std::uint64_t seq, std::size_t offset, std::size_t count,
+                         std::size_t elem_size, const Reducer& reducer, std::byte* acc) {
+  const int p = region.size();
+  std::memcpy(acc, region.slot(p - 1, seq) + offset, count * elem_size);
+  for (int r = p - 2; r >= 0; --r) reducer.reduce(region.slot(r, seq) + offset, acc, count);
+}
+
+}  // namespace
+
+Rc shm_reduction(Collective kind, const CommRef& comm, const void* sendbuf, void* recvbuf, int count,
+                 const DatatypeRef& type, const OpRef& op, int root, bool* done) {
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  const std::size_t n = static_cast<std::size_t>(count);
+  const std::size_t bytes = n * type->size();
+  const bool key_in_place = in_place && kind != Collective::reduce;  // only the root knows for reduce
+  ShmRegion* region = shm_region_for(comm, shm_key(kind, *comm, bytes, op.get(), key_in_place), bytes);
+  if (!region) return Rc();
+  const std::uint64_t seq = region->begin();
+  const int me = region->rank();
+  region->claim_slot(seq);
+  pack_to(region->slot(me, seq), in_place ? recvbuf : sendbuf, n, *type);
+  region->publish(seq);
+  if (kind == Collective::allreduce || me == root) {
+    region->wait_all_arrived(seq);
+    if (bytes > 0) {
+      const OpReducer reducer(op, type);
+      const bool direct = type->is_contiguous();
+      std::byte* acc = direct ? static_cast<std::byte*>(recvbuf) + type->true_lb() : region->scratch(bytes);
+      shm_fold_rank_order(*region, seq, 0, n, type->size(), reducer, acc);
+      if (!direct) unpack_from(acc, recvbuf, n, *type);
+    }
+  }
+  region->finish(seq);
+  *done = true;
+  return Rc();
+}
+
+// reduce_scatter_block, shm: every rank packs its whole vector (P blocks) into its slot; rank r folds
+// block r of every slot in rank order. Cost: one copy of P blocks in, P-1 block reductions per rank.
+Rc shm_reduce_scatter_block(const CommRef& comm, const void* sendbuf, void* recvbuf, int recvcount,
+                            const DatatypeRef& type, const OpRef& op, bool* done) {
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  const auto p = static_cast<std::size_t>(comm->size());
+  const std::size_t n = static_cast<std::size_t>(recvcount);
+  const std::size_t block = n * type->size();
+  ShmRegion* region =
+      shm_region_for(comm, shm_key(Collective::reduce_scatter_block, *comm, block * p, op.get(), in_place), block * p);
+  if (!region) return Rc();
+  const std::uint64_t seq = region->begin();
+  const int me = region->rank();
+  region->claim_slot(seq);
+  pack_to(region->slot(me, seq), in_place ? recvbuf : sendbuf, n * p, *type);
+  region->publish(seq);
+  region->wait_all_arrived(seq);
+  if (block > 0) {
+    const OpReducer reducer(op, type);
+    const bool direct = type->is_contiguous();
+    std::byte* acc = direct ? static_cast<std::byte*>(recvbuf) + type->true_lb() : region->scratch(block);
+    shm_fold_rank_order(*region, seq, static_cast<std::size_t>(me) * block, n, type->size(), reducer, acc);
+    if (!direct) unpack_from(acc, recvbuf, n, *type);
+  }
+  region->finish(seq);
+  *done = true;
+  return Rc();
+}
+
+}  // namespace fabmpi::coll

@@ -1,0 +1,278 @@
+// The shared-memory collectives' region (see shm_region.hpp for the layout and the protocol).
+#include "coll/shm_region.hpp"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "common/log.hpp"
+#include "pt2pt/engine.hpp"
+
+namespace fabmpi::coll {
+namespace {
+
+constexpr std::uint64_t kMagic = 0x66616263736d3031ull;  // "fabcsm01"
+constexpr std::size_t kLine = 64;
+
+struct alignas(kLine) Header {
+  std::uint64_t magic;
+  std::uint64_t ranks;
+  std::uint64_t slot_bytes;
+};
+
+std::size_t round_up(std::size_t n, std::size_t to) { return (n + to - 1) / to * to; }
+
+std::size_t region_bytes(int ranks, std::size_t slot_bytes) {
+  const auto p = static_cast<std::size_t>(ranks);
+  return sizeof(Header) + 2 * p * kLine + 2 * p * slot_bytes;
+}
+
+// Unique per job, communicator and creation: a crashed job's name never collides with a live one.
+std::string region_name(const Comm& comm) {
+  static std::atomic<unsigned> counter{0};
+  char name[96];
+  std::snprintf(name, sizeof name, "/fabmpi-coll-%d-%u-%u", static_cast<int>(getpid()), comm.context_id(),
+                counter.fetch_add(1));
+  return name;
+}
+
+// Creates, sizes and maps the object; empty string on failure (logged).
+void* create_object(const std::string& name, std::size_t bytes) {
+  const int fd = shm_open(name.c_str(), O_RDWR | O_CREAT | O_EXCL, 0600);
+  if (fd < 0) {
+    FABMPI_LOG(info, coll, "shm collectives: shm_open(%s): %s", name.c_str(), strerror(errno));
+    return nullptr;
+  }
+  void* p = MAP_FAILED;
+  struct statvfs fs{};
+  if (fstatvfs(fd, &fs) == 0 && static_cast<unsigned long long>(fs.f_bavail) * fs.f_frsize < bytes) {
+    FABMPI_LOG(info, coll, "shm collectives: /dev/shm has %llu bytes free, the region needs %zu",
+               static_cast<unsigned long long>(fs.f_bavail) * fs.f_frsize, bytes);
+  } else if (ftruncate(fd, static_cast<off_t>(bytes)) != 0) {
+    FABMPI_LOG(info, coll, "shm collectives: sizing %s to %zu bytes: %s", name.c_str(), bytes, strerror(errno));
+  } else {
+    p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  }
+  close(fd);
+  if (p == MAP_FAILED) {
+    shm_unlink(name.c_str());
+    return nullptr;
+  }
+  return p;
+}
+
+void* open_object(const std::string& name, std::size_t bytes) {
+  const int fd = shm_open(name.c_str(), O_RDWR, 0);
+  if (fd < 0) {
+    FABMPI_LOG(info, coll, "shm collectives: shm_open(%s): %s", name.c_str(), strerror(errno));
+    return nullptr;
+  }
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  close(fd);
+  return p == MAP_FAILED ? nullptr : p;
+}
+
+// Blocking point-to-point on the collective channel (region setup only).
+Rc send_bytes(const CommRef& comm, const void* buf, std::size_t bytes, int peer, int tag) {
+  Runtime& rt = comm->runtime();
+  RequestRef r;
+  FABMPI_TRY(rt.pt2pt().isend(buf, bytes, builtin_datatype(MPI_BYTE), peer, tag, comm, pt2pt::Channel::collective,
+                              pt2pt::SendMode::standard, &r));
+  rt.wait(*r);
+  if (r->error != MPI_SUCCESS) return fail(r->error, "shm collectives: setup send to rank %d failed", peer);
+  return Rc();
+}
+Rc recv_bytes(const CommRef& comm, void* buf, std::size_t bytes, int peer, int tag) {
+  Runtime& rt = comm->runtime();
+  RequestRef r;
+  FABMPI_TRY(rt.pt2pt().irecv(buf, bytes, builtin_datatype(MPI_BYTE), peer, tag, comm, pt2pt::Channel::collective, &r));
+  rt.wait(*r);
+  if (r->error != MPI_SUCCESS) return fail(r->error, "shm collectives: setup receive from rank %d failed", peer);
+  return Rc();
+}
+
+bool all_native(const Comm& comm) {
+  pt2pt::Engine& e = comm.runtime().pt2pt();
+  for (int r = 0; r < comm.size(); ++r)
+    if (r != comm.rank() && !e.reaches_natively(comm.world_rank(r))) return false;
+  return true;
+}
+
+}  // namespace
+
+ShmRegion::ShmRegion(Runtime& runtime, const Comm& comm) : runtime_(runtime), me_(comm.rank()), size_(comm.size()) {
+  for (int r = 0; r < size_; ++r)
+    if (r != me_) peers_world_.push_back(comm.world_rank(r));
+}
+
+ShmRegion::~ShmRegion() {
+  if (base_) munmap(base_, bytes_);
+}
+
+Rc ShmRegion::create(const CommRef& comm, std::size_t slot_bytes, std::unique_ptr<ShmRegion>* out) {
+  out->reset();
+  slot_bytes = round_up(std::max<std::size_t>(slot_bytes, kLine), kLine);
+  std::unique_ptr<ShmRegion> region(new ShmRegion(comm->runtime(), *comm));
+  region->slot_bytes_ = slot_bytes;
+  region->bytes_ = region_bytes(comm->size(), slot_bytes);
+  const int tag = static_cast<int>(comm->next_collective_sequence() & 0x3fffffffu);
+  const int p = comm->size();
+  // 1. Rank 0 creates; the name ("" when it failed) goes to everyone.
+  char name[96] = {};
+  if (comm->rank() == 0) {
+    const std::string n = region_name(*comm);
+    region->base_ = create_object(n, region->bytes_);
+    if (region->base_) {
+      std::snprintf(name, sizeof name, "%s", n.c_str());
+      auto* h = static_cast<Header*>(region->base_);
+      h->magic = kMagic;
+      h->ranks = static_cast<std::uint64_t>(p);
+      h->slot_bytes = slot_bytes;
+    }
+    for (int r = 1; r < p; ++r) FABMPI_TRY(send_bytes(comm, name, sizeof name, r, tag));
+  } else {
+    FABMPI_TRY(recv_bytes(comm, name, sizeof name, 0, tag));
+    if (name[0]) {
+      region->base_ = open_object(name, region->bytes_);
+      const auto* h = static_cast<const Header*>(region->base_);
+      if (h && (h->magic != kMagic || h->ranks != static_cast<std::uint64_t>(p) || h->slot_bytes != slot_bytes)) {
+        FABMPI_LOG(warn, coll, "shm collectives: region %s does not match this rank's settings "
+                   "(FABMPI_SHM_COLL_SLOT must be equal on all ranks)", name);
+        munmap(region->base_, region->bytes_);
+        region->base_ = nullptr;
+      }
+    }
+  }
+  // 2. Agreement: rank 0 learns who mapped it, unlinks the name (nothing stays in /dev/shm, whatever
+  // happens later), and tells everyone whether the region is in use.
+  unsigned char ok = region->base_ ? 1 : 0;
+  if (comm->rank() == 0) {
+    for (int r = 1; r < p; ++r) {
+      unsigned char theirs = 0;
+      FABMPI_TRY(recv_bytes(comm, &theirs, 1, r, tag));
+      ok = ok && theirs;
+    }
+    if (name[0]) shm_unlink(name);
+    for (int r = 1; r < p; ++r) FABMPI_TRY(send_bytes(comm, &ok, 1, r, tag));
+  } else {
+    FABMPI_TRY(send_bytes(comm, &ok, 1, 0, tag));
+    FABMPI_TRY(recv_bytes(comm, &ok, 1, 0, tag));
+  }
+  if (!ok) {
+    if (comm->rank() == 0)
+      FABMPI_LOG(info, coll, "shm collectives: no shared-memory region for communicator %u (%d ranks); "
+                 "its collectives use the point-to-point algorithms", comm->context_id(), p);
+    return Rc();
+  }
+  auto* bytes = static_cast<std::byte*>(region->base_);
+  region->arrived_ = reinterpret_cast<Line*>(bytes + sizeof(Header));
+  region->done_ = region->arrived_ + p;
+  region->slots_ = reinterpret_cast<std::byte*>(region->done_ + p);
+  FABMPI_LOG(debug, coll, "shm collectives: communicator %u: %d ranks, %zu-byte slots", comm->context_id(), p,
+             slot_bytes);
+  *out = std::move(region);
+  return Rc();
+}
+
+template <class Ready>
+void ShmRegion::wait_until(Ready ready) {
+  if (ready()) return;
+  Runtime::IdleSpin spin(runtime_);
+  for (;;) {
+    // Other traffic (pt2pt, nonblocking collectives) may depend on this rank's progress.
+    if (runtime_.progress() > 0) spin.reset();
+    if (ready()) return;
+    if (!spin.spin()) {
+      runtime_.yield_once(spin.idle_time(), [](const void* r) { return (*static_cast<const Ready*>(r))(); }, &ready);
+      if (ready()) return;
+    }
+  }
+}
+
+void ShmRegion::claim_slot(std::uint64_t seq) {
+  const std::uint64_t need = slot_used_[seq & 1];
+  slot_used_[seq & 1] = seq + 1;
+  if (need == 0) return;
+  for (int r = 0; r < size_; ++r) {
+    if (r == me_) continue;
+    const Line& d = done_[r];
+    wait_until([&d, need] { return d.value.load(std::memory_order_acquire) >= need; });
+  }
+}
+
+void ShmRegion::publish(std::uint64_t seq) {
+  arrived_[me_].value.store(seq + 1, std::memory_order_release);
+  runtime_.pt2pt().wake_native(peers_world_.data(), peers_world_.size());
+}
+
+void ShmRegion::wait_arrived(int rank, std::uint64_t seq) {
+  const Line& a = arrived_[rank];
+  wait_until([&a, seq] { return a.value.load(std::memory_order_acquire) > seq; });
+}
+
+void ShmRegion::wait_all_arrived(std::uint64_t seq) {
+  for (int r = 0; r < size_; ++r)
+    if (r != me_) wait_arrived(r, seq);
+}
+
+void ShmRegion::finish(std::uint64_t seq) {
+  done_[me_].value.store(seq + 1, std::memory_order_release);
+  runtime_.pt2pt().wake_native(peers_world_.data(), peers_world_.size());
+}
+
+std::byte* ShmRegion::scratch(std::size_t bytes) {
+  if (scratch_.size() < bytes) scratch_.resize(bytes);
+  return scratch_.data();
+}
+
+void pack_to(std::byte* dst, const void* buf, std::size_t count, const Datatype& type) {
+  const std::size_t bytes = count * type.size();
+  if (bytes == 0) return;
+  if (type.is_contiguous()) std::memcpy(dst, static_cast<const std::byte*>(buf) + type.true_lb(), bytes);
+  else type.pack(buf, count, 0, dst, bytes);
+}
+
+void unpack_from(const std::byte* src, void* buf, std::size_t count, const Datatype& type) {
+  const std::size_t bytes = count * type.size();
+  if (bytes == 0) return;
+  if (type.is_contiguous()) std::memcpy(static_cast<std::byte*>(buf) + type.true_lb(), src, bytes);
+  else type.unpack(src, bytes, 0, buf, count);
+}
+
+ShmRegion* shm_region_for(const CommRef& comm, SelectionKey key, std::size_t slot_need) {
+  Comm& c = *comm;
+  if (c.shm_coll == Comm::ShmColl::unavailable) return nullptr;
+  Runtime& rt = c.runtime();
+  const std::size_t slot_bytes = rt.tunables().shm_coll_slot;
+  if (slot_need > round_up(std::max<std::size_t>(slot_bytes, kLine), kLine)) return nullptr;
+  if (c.shm_coll == Comm::ShmColl::unknown) {
+    if (!all_native(c)) {
+      c.shm_coll = Comm::ShmColl::unavailable;
+      return nullptr;
+    }
+    c.shm_coll = Comm::ShmColl::eligible;
+  }
+  key.shm = true;
+  key.single_node = true;
+  const Algorithm* a = engine_of(rt).choose(key, nullptr);
+  if (!(a->restrictions & restriction::shm)) return nullptr;
+  if (c.shm_coll == Comm::ShmColl::eligible) {
+    std::unique_ptr<ShmRegion> region;
+    const Rc rc = ShmRegion::create(comm, slot_bytes, &region);
+    if (!rc.ok() || !region) {
+      c.shm_coll = Comm::ShmColl::unavailable;
+      return nullptr;
+    }
+    c.shm_region = std::move(region);
+    c.shm_coll = Comm::ShmColl::ready;
+  }
+  return static_cast<ShmRegion*>(c.shm_region.get());
+}
+
+}  // namespace fabmpi::coll
