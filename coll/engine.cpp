@@ -66,11 +66,11 @@ std::string env_name(Collective c) {
 
 }  // namespace
 
-OpReducer::OpReducer(OpRef op, DatatypeRef type) : op_(std::move(op)), type_(std::move(type)) {
-  const ElementType e = type_->element_type();
-  if (op_->builtin() && e != ElementType::none && !is_pair_element(e) && element_type_extent(e) != 0) {
-    kernel_ = reduce_kernel(op_->predefined(), e);
-    elements_per_item_ = type_->size() / element_type_extent(e);
+OpReducer::OpReducer(const Op& op, const Datatype& type) : op_(op), type_(type) {
+  const ElementType e = type_.element_type();
+  if (op_.builtin() && e != ElementType::none && !is_pair_element(e) && element_type_extent(e) != 0) {
+    kernel_ = reduce_kernel(op_.predefined(), e);
+    elements_per_item_ = type_.size() / element_type_extent(e);
   }
 }
 
@@ -80,9 +80,9 @@ void OpReducer::reduce(const void* in, void* inout, std::size_t count) const {
     kernel_(in, inout, count * elements_per_item_);
     return;
   }
-  const Datatype& t = *type_;
+  const Datatype& t = type_;
   if (t.is_contiguous()) {  // packed == memory layout, shifted by true_lb
-    op_->apply(static_cast<const std::byte*>(in) - t.true_lb(), static_cast<std::byte*>(inout) - t.true_lb(),
+    op_.apply(static_cast<const std::byte*>(in) - t.true_lb(), static_cast<std::byte*>(inout) - t.true_lb(),
                count, t);
     return;
   }
@@ -94,7 +94,7 @@ void OpReducer::reduce(const void* in, void* inout, std::size_t count) const {
   const std::size_t bytes = count * t.size();
   t.unpack(in, bytes, 0, a_origin, count);
   t.unpack(inout, bytes, 0, b_origin, count);
-  op_->apply(a_origin, b_origin, count, t);
+  op_.apply(a_origin, b_origin, count, t);
   t.pack(b_origin, count, 0, inout, bytes);
 }
 
@@ -104,7 +104,7 @@ std::byte* CollRequest::scratch(std::size_t bytes) {
 }
 
 std::unique_ptr<Reducer> make_op_reducer(const OpRef& op, const DatatypeRef& type) {
-  return std::make_unique<OpReducer>(op, type);
+  return std::make_unique<OpReducer>(*op, *type);
 }
 
 Rc Engine::create(Runtime& runtime, std::unique_ptr<Engine>* out) {

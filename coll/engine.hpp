@@ -85,19 +85,21 @@ Rc attach(Runtime& runtime);
 Engine& engine_of(Runtime& runtime);
 
 // Reduces packed elements of `type` with `op` (predefined kernels straight on the packed stream;
-// user functions and pair types through the type's memory layout).
+// user functions and pair types through the type's memory layout). Holds plain references: the op
+// and the type must outlive it (the request keeps them, or the blocking call's frame does).
 class OpReducer final : public Reducer {
  public:
-  OpReducer(OpRef op, DatatypeRef type);
+  OpReducer(const Op& op, const Datatype& type);
   void reduce(const void* in, void* inout, std::size_t count) const override;
-  bool commutative() const override { return op_->commutative(); }
+  bool commutative() const override { return op_.commutative(); }
 
  private:
-  OpRef op_;
-  DatatypeRef type_;
+  const Op& op_;
+  const Datatype& type_;
   ReduceKernel kernel_ = nullptr;
   std::size_t elements_per_item_ = 0;
 };
+// The same on the heap, for a request that holds `op` and `type` (CollRequest::op and ::types).
 std::unique_ptr<Reducer> make_op_reducer(const OpRef& op, const DatatypeRef& type);
 
 }  // namespace fabmpi::coll

@@ -1,6 +1,6 @@
 // allgather, shm: every rank packs its block into its slot and publishes, then copies every other
 // rank's block out as its flag appears. Cost: one block in, P-1 blocks out per rank, no messages.
-//   rank r --write--> slot[r][s&1] --read--> every rank
+//   rank r --write--> slot[r][s%4] --read--> every rank
 #include "coll/shm_collectives.hpp"
 #include "coll/shm_region.hpp"
 

@@ -2,7 +2,7 @@
 // publishes; rank r then copies block r out of every slot. Cost: P blocks in, P blocks out per rank,
 // no messages. MPI_IN_PLACE is safe as is: the whole outgoing data is in the slot before any block of
 // the receive buffer is overwritten.
-//   slot[j][s&1] = [b0 b1 ... bP-1]   rank r reads b_r of every slot j
+//   slot[j][s%4] = [b0 b1 ... bP-1]   rank r reads b_r of every slot j
 #include "coll/shm_collectives.hpp"
 #include "coll/shm_region.hpp"
 

@@ -1,7 +1,7 @@
 // gather, shm: every non-root packs its block into its slot and publishes; the root copies each block
 // out as its flag appears (its own straight from its send buffer). Cost: one copy in, one copy out per
 // block; non-roots return at once (they wait only to reuse a slot two calls later).
-//   ranks != root --write--> slot[r][s&1] --read--> root
+//   ranks != root --write--> slot[r][s%4] --read--> root
 #include "coll/shm_collectives.hpp"
 #include "coll/shm_region.hpp"
 

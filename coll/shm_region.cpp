@@ -28,9 +28,11 @@ struct alignas(kLine) Header {
 
 std::size_t round_up(std::size_t n, std::size_t to) { return (n + to - 1) / to * to; }
 
+std::size_t slot_stride(std::size_t slot_bytes) { return round_up(16 + slot_bytes, kLine); }
+
 std::size_t region_bytes(int ranks, std::size_t slot_bytes) {
   const auto p = static_cast<std::size_t>(ranks);
-  return sizeof(Header) + 2 * p * kLine + 2 * p * slot_bytes;
+  return sizeof(Header) + p * kLine + ShmRegion::kDepth * p * slot_stride(slot_bytes);
 }
 
 // Unique per job, communicator and creation: a crashed job's name never collides with a live one.
@@ -120,6 +122,8 @@ Rc ShmRegion::create(const CommRef& comm, std::size_t slot_bytes, std::unique_pt
   slot_bytes = round_up(std::max<std::size_t>(slot_bytes, kLine), kLine);
   std::unique_ptr<ShmRegion> region(new ShmRegion(comm->runtime(), *comm));
   region->slot_bytes_ = slot_bytes;
+  region->slot_stride_ = slot_stride(slot_bytes);
+  region->strict_wake_ = comm->runtime().oversubscribed();
   region->bytes_ = region_bytes(comm->size(), slot_bytes);
   const int tag = static_cast<int>(comm->next_collective_sequence() & 0x3fffffffu);
   const int p = comm->size();
@@ -171,8 +175,7 @@ Rc ShmRegion::create(const CommRef& comm, std::size_t slot_bytes, std::unique_pt
     return Rc();
   }
   auto* bytes = static_cast<std::byte*>(region->base_);
-  region->arrived_ = reinterpret_cast<Line*>(bytes + sizeof(Header));
-  region->done_ = region->arrived_ + p;
+  region->done_ = reinterpret_cast<Line*>(bytes + sizeof(Header));
   region->slots_ = reinterpret_cast<std::byte*>(region->done_ + p);
   FABMPI_LOG(debug, coll, "shm collectives: communicator %u: %d ranks, %zu-byte slots", comm->context_id(), p,
              slot_bytes);
@@ -196,8 +199,8 @@ void ShmRegion::wait_until(Ready ready) {
 }
 
 void ShmRegion::claim_slot(std::uint64_t seq) {
-  const std::uint64_t need = slot_used_[seq & 1];
-  slot_used_[seq & 1] = seq + 1;
+  const std::uint64_t need = slot_used_[seq % kDepth];
+  slot_used_[seq % kDepth] = seq + 1;
   if (need == 0) return;
   for (int r = 0; r < size_; ++r) {
     if (r == me_) continue;
@@ -206,14 +209,20 @@ void ShmRegion::claim_slot(std::uint64_t seq) {
   }
 }
 
+void ShmRegion::wake_peers() noexcept {
+  if (!peers_world_.empty()) runtime_.pt2pt().wake_native(peers_world_.data(), peers_world_.size(), strict_wake_);
+}
+
+// A collective that only publishes (barrier) writes the flag without claiming the slot: a rank still
+// reading the slot's data from two collectives back has already seen the flag, and the data stays.
 void ShmRegion::publish(std::uint64_t seq) {
-  arrived_[me_].value.store(seq + 1, std::memory_order_release);
-  runtime_.pt2pt().wake_native(peers_world_.data(), peers_world_.size());
+  flag(me_, seq).store(seq + 1, std::memory_order_release);
+  wake_peers();
 }
 
 void ShmRegion::wait_arrived(int rank, std::uint64_t seq) {
-  const Line& a = arrived_[rank];
-  wait_until([&a, seq] { return a.value.load(std::memory_order_acquire) > seq; });
+  const std::atomic<std::uint64_t>& f = flag(rank, seq);
+  wait_until([&f, seq] { return f.load(std::memory_order_acquire) > seq; });
 }
 
 void ShmRegion::wait_all_arrived(std::uint64_t seq) {
@@ -223,7 +232,7 @@ void ShmRegion::wait_all_arrived(std::uint64_t seq) {
 
 void ShmRegion::finish(std::uint64_t seq) {
   done_[me_].value.store(seq + 1, std::memory_order_release);
-  runtime_.pt2pt().wake_native(peers_world_.data(), peers_world_.size());
+  wake_peers();
 }
 
 std::byte* ShmRegion::scratch(std::size_t bytes) {

@@ -1,6 +1,6 @@
 // scatter, shm: the root packs all P blocks into its slot and publishes; rank r copies block r out.
 // Cost: P blocks in, one block out per rank; the root returns at once.
-//   root --write P blocks--> slot[root][s&1] --block r--> rank r
+//   root --write P blocks--> slot[root][s%4] --block r--> rank r
 #include "coll/shm_collectives.hpp"
 #include "coll/shm_region.hpp"
 
@@ -26,9 +26,13 @@ Rc shm_scatter(const CommRef& comm, const void* sendbuf, int sendcount, const Da
       if (static_cast<int>(r) != root) pack_to(slot + r * block, in + static_cast<MPI_Aint>(r) * stride, sn, *sendtype);
     region->publish(seq);
     if (!in_place) {  // the root's own block: buffer to buffer
-      std::byte* staged = region->scratch(block);
-      pack_to(staged, in + root * stride, sn, *sendtype);
-      unpack_from(staged, recvbuf, static_cast<std::size_t>(recvcount), *recvtype);
+      if (sendtype->is_contiguous()) {
+        unpack_from(in + root * stride + sendtype->true_lb(), recvbuf, static_cast<std::size_t>(recvcount), *recvtype);
+      } else {
+        std::byte* staged = region->scratch(block);
+        pack_to(staged, in + root * stride, sn, *sendtype);
+        unpack_from(staged, recvbuf, static_cast<std::size_t>(recvcount), *recvtype);
+      }
     }
   } else {
     region->wait_arrived(root, seq);

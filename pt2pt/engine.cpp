@@ -609,8 +609,8 @@ bool Engine::reaches_natively(int world_rank) const noexcept {
   return impl_->peers[static_cast<std::size_t>(world_rank)].transport == impl_->native.get();
 }
 
-void Engine::wake_native(const int* world_ranks, std::size_t count) noexcept {
-  if (impl_->native) impl_->native->wake(world_ranks, count);
+void Engine::wake_native(const int* world_ranks, std::size_t count, bool strict) noexcept {
+  if (impl_->native) impl_->native->wake(world_ranks, count, strict);
 }
 
 Rc Engine::quiesce() {

@@ -231,8 +231,8 @@ class NativeShm final : public ShmTransport {
   }
 
  public:
-  void wake(const int* world_ranks, std::size_t count) noexcept override {
-    std::atomic_thread_fence(std::memory_order_seq_cst);
+  void wake(const int* world_ranks, std::size_t count, bool strict) noexcept override {
+    if (strict) std::atomic_thread_fence(std::memory_order_seq_cst);
     for (std::size_t i = 0; i < count; ++i) {
       const int j = local_index(world_ranks[i]);
       if (j < 0 || static_cast<std::size_t>(j) == me_) continue;

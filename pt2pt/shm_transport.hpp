@@ -46,8 +46,9 @@ class ShmTransport : public Transport {
   virtual bool sleep_until_message(int timeout_us, bool (*ready)(const void*) = nullptr,
                                    const void* ready_arg = nullptr) = 0;
   // Wakes those of these world ranks (all on this node) that sleep on their doorbell. Call after
-  // publishing what they wait for: one fence, then one shared load per rank.
-  virtual void wake(const int* world_ranks, std::size_t count) noexcept = 0;
+  // publishing what they wait for: one fence (`strict`), then one shared load per rank. Without the
+  // fence a rank that goes to sleep just as we publish may be missed and sleep out its timeout.
+  virtual void wake(const int* world_ranks, std::size_t count, bool strict) noexcept = 0;
 };
 
 }  // namespace fabmpi::pt2pt
