@@ -19,6 +19,7 @@ namespace {
 
 constexpr std::uint64_t kMagic = 0x66616263736d3031ull;  // "fabcsm01"
 constexpr std::size_t kLine = 64;
+constexpr int kPollsPerProgress = 64;
 
 struct alignas(kLine) Header {
   std::uint64_t magic;
@@ -188,9 +189,12 @@ void ShmRegion::wait_until(Ready ready) {
   if (ready()) return;
   Runtime::IdleSpin spin(runtime_);
   for (;;) {
-    // Other traffic (pt2pt, nonblocking collectives) may depend on this rank's progress.
+    // Other traffic (pt2pt, nonblocking collectives) may depend on this rank's progress; but a pass
+    // over every progress source takes longer than the flag usually needs, so poll the flag a few
+    // times in between (measured: bcast/scatter 8 B at np=2 saw the flag a progress pass late).
     if (runtime_.progress() > 0) spin.reset();
-    if (ready()) return;
+    for (int i = 0; i < kPollsPerProgress; ++i)
+      if (ready()) return;
     if (!spin.spin()) {
       runtime_.yield_once(spin.idle_time(), [](const void* r) { return (*static_cast<const Ready*>(r))(); }, &ready);
       if (ready()) return;
