@@ -5,9 +5,11 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 
@@ -20,6 +22,11 @@ namespace {
 constexpr std::uint64_t kMagic = 0x66616263736d3031ull;  // "fabcsm01"
 constexpr std::size_t kLine = 64;
 constexpr int kPollsPerProgress = 64;
+// An oversubscribed rank waiting for a flag yields its core for this long before it sleeps on its
+// doorbell (Runtime::yield_once would sleep at once): the peers it waits for are usually a time slice
+// away, and a futex wake-up per flag costs more than they need (measured np=4 on 2 cores, bcast 8 B:
+// about 15 us per call sleeping at once, see docs/performance.md).
+constexpr auto kYieldBeforeSleep = std::chrono::milliseconds(50);
 
 struct alignas(kLine) Header {
   std::uint64_t magic;
@@ -196,7 +203,12 @@ void ShmRegion::wait_until(Ready ready) {
     for (int i = 0; i < kPollsPerProgress; ++i)
       if (ready()) return;
     if (!spin.spin()) {
-      runtime_.yield_once(spin.idle_time(), [](const void* r) { return (*static_cast<const Ready*>(r))(); }, &ready);
+      const auto idle = spin.idle_time();
+      if (runtime_.oversubscribed() && idle < kYieldBeforeSleep && !runtime_.needs_api_lock()) {
+        sched_yield();
+      } else {
+        runtime_.yield_once(idle, [](const void* r) { return (*static_cast<const Ready*>(r))(); }, &ready);
+      }
       if (ready()) return;
     }
   }

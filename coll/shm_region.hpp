@@ -31,7 +31,7 @@ namespace fabmpi::coll {
 
 class ShmRegion final : public CommExtension {
  public:
-  static constexpr std::size_t kDepth = 4;  // slots per rank: how far a rank may run ahead
+  static constexpr std::size_t kDepth = 16;  // slots per rank: how far a rank may run ahead
   ~ShmRegion() override;
   ShmRegion(const ShmRegion&) = delete;
   ShmRegion& operator=(const ShmRegion&) = delete;
