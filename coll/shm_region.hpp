@@ -88,6 +88,7 @@ class ShmRegion final : public CommExtension {
   std::byte* slots_ = nullptr;
   std::uint64_t seq_ = 0;
   std::uint64_t slot_used_[kDepth] = {};  // per slot: 1 + the last collective that wrote our slot, 0: never
+  std::vector<std::uint64_t> seen_done_;  // per rank: the last value read from its `done` line
   std::vector<int> peers_world_;         // the other members' world ranks (to wake them)
   std::vector<std::byte> scratch_;
 };
