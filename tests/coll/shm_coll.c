@@ -4,7 +4,8 @@
  *   2. many back-to-back small calls (double-buffered slots: a rank runs one call ahead), varying roots;
  *   3. split and dup sub-communicators running shm collectives interleaved with pt2pt traffic and
  *      nonblocking collectives on the same communicators;
- *   4. communicator free + recreate in a loop; /dev/shm holds no fabmpi-coll object afterwards.
+ *   4. communicator free + recreate in a loop; /dev/shm holds no fabmpi-coll object afterwards;
+ *   5. a vector datatype (2 ints, stride 3) through bcast, allreduce, gather, scatter, allgather, alltoall.
  * argv[1]: the slot size in bytes (FABMPI_SHM_COLL_SLOT), argv[2]: iterations of part 2. */
 #include <mpi.h>
 #include <dirent.h>
@@ -180,6 +181,52 @@ int main(int argc, char** argv) {
   }
   MPI_Barrier(MPI_COMM_WORLD);
   CHECK(coll_objects() == before, "fabmpi-coll objects left in /dev/shm at the end");
+
+  /* 5. Vector datatype: element e of a buffer is ints [3e] and [3e+1]; [3e+2] is a gap left alone. */
+  {
+    MPI_Datatype vec;
+    MPI_Type_vector(2, 1, 3, MPI_INT, &vec);
+    MPI_Type_commit(&vec);
+    enum { N = 5 };
+    const int p = size_, ints = 3 * N * 64;
+    int* a = malloc(sizeof(int) * ints);
+    int* b = malloc(sizeof(int) * ints);
+    /* vector extent is 4 ints (lb 0, ub 3*1+1): element e starts at int 4e */
+    MPI_Aint lb, ext;
+    MPI_Type_get_extent(vec, &lb, &ext);
+    const int stride = (int)(ext / sizeof(int));
+#define AT(buf, e, k) (buf)[(e) * stride + (k) * 3]
+    for (int i = 0; i < ints; ++i) a[i] = b[i] = -7;
+    for (int e = 0; e < N; ++e) { AT(a, e, 0) = rank_ == 0 ? v(0, 2 * e) : -1; AT(a, e, 1) = rank_ == 0 ? v(0, 2 * e + 1) : -1; }
+    MPI_Bcast(a, N, vec, 0, MPI_COMM_WORLD);
+    for (int e = 0; e < N; ++e) CHECK(AT(a, e, 0) == v(0, 2 * e) && AT(a, e, 1) == v(0, 2 * e + 1), "vector bcast e=%d", e);
+    for (int e = 0; e < N; ++e) { AT(a, e, 0) = rank_ + e; AT(a, e, 1) = 2 * rank_ + e; }
+    MPI_Allreduce(a, b, N, vec, MPI_SUM, MPI_COMM_WORLD);
+    for (int e = 0; e < N; ++e)
+      CHECK(AT(b, e, 0) == p * (p - 1) / 2 + p * e && AT(b, e, 1) == p * (p - 1) + p * e, "vector allreduce e=%d", e);
+    for (int e = 0; e < N; ++e) CHECK(b[e * stride + 1] == -7, "vector allreduce wrote into a gap at e=%d", e);
+    /* gather/allgather/scatter/alltoall: one element per rank block (block r = element r) */
+    for (int i = 0; i < ints; ++i) b[i] = -7;
+    AT(a, 0, 0) = v(rank_, 0); AT(a, 0, 1) = v(rank_, 1);
+    MPI_Allgather(a, 1, vec, b, 1, vec, MPI_COMM_WORLD);
+    for (int r = 0; r < p && r < 64; ++r) CHECK(AT(b, r, 0) == v(r, 0) && AT(b, r, 1) == v(r, 1), "vector allgather r=%d", r);
+    for (int i = 0; i < ints; ++i) b[i] = -7;
+    MPI_Gather(a, 1, vec, b, 1, vec, p - 1, MPI_COMM_WORLD);
+    if (rank_ == p - 1)
+      for (int r = 0; r < p && r < 64; ++r) CHECK(AT(b, r, 0) == v(r, 0) && AT(b, r, 1) == v(r, 1), "vector gather r=%d", r);
+    for (int r = 0; r < p && r < 64; ++r) { AT(a, r, 0) = v(rank_ * p + r, 0); AT(a, r, 1) = v(rank_ * p + r, 1); }
+    for (int i = 0; i < ints; ++i) b[i] = -7;
+    MPI_Alltoall(a, 1, vec, b, 1, vec, MPI_COMM_WORLD);
+    for (int r = 0; r < p && r < 64; ++r)
+      CHECK(AT(b, r, 0) == v(r * p + rank_, 0) && AT(b, r, 1) == v(r * p + rank_, 1), "vector alltoall r=%d", r);
+    for (int i = 0; i < ints; ++i) b[i] = -7;
+    MPI_Scatter(a, 1, vec, b, 1, vec, 0, MPI_COMM_WORLD);
+    CHECK(AT(b, 0, 0) == v(rank_, 0) && AT(b, 0, 1) == v(rank_, 1), "vector scatter");
+#undef AT
+    free(a);
+    free(b);
+    MPI_Type_free(&vec);
+  }
 
   long total = 0;
   MPI_Allreduce(&failures, &total, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
