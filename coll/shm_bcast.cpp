@@ -1,6 +1,6 @@
 // bcast, shm: the root packs the data into its slot and publishes; every other rank waits for that
 // flag and unpacks from the root's slot. Cost: one copy in, one copy out per rank, no round trip: the
-// root returns at once and may run up to three broadcasts ahead (four slots, by sequence).
+// root returns at once and may run up to 31 broadcasts ahead (32 slots, by sequence).
 //   root --write--> slot[root][s%4] --read--> ranks != root
 #include "coll/shm_collectives.hpp"
 #include "coll/shm_region.hpp"

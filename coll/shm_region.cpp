@@ -22,11 +22,17 @@ namespace {
 constexpr std::uint64_t kMagic = 0x66616263736d3031ull;  // "fabcsm01"
 constexpr std::size_t kLine = 64;
 constexpr int kPollsPerProgress = 64;
-// An oversubscribed rank waiting for a flag yields its core for this long before it sleeps on its
-// doorbell (Runtime::yield_once would sleep at once): the peers it waits for are usually a time slice
-// away, and a futex wake-up per flag costs more than they need (measured np=4 on 2 cores, bcast 8 B:
-// about 15 us per call sleeping at once, see docs/performance.md).
+// An oversubscribed rank waiting for a flag yields its core (sched_yield) rather than sleeping on its
+// doorbell at once as Runtime::yield_once does: the peers it waits for are usually a time slice away,
+// and a futex wake-up per flag costs more than they need (np=4 on 2 cores, 8 B: allreduce ~40 us
+// sleeping, ~6 us yielding). But when something outside the job competes for the core, one yield can
+// hand it a whole time slice (milliseconds), while a woken sleeper preempts it: so a yield that took
+// longer than kSlowYield switches this rank to sleeping for kSleepSpell, and any wait longer than
+// kYieldBeforeSleep sleeps. Measured under a parallel compile: yielding only, 1-4 ms per collective;
+// sleeping, 10-100 us.
 constexpr auto kYieldBeforeSleep = std::chrono::milliseconds(50);
+constexpr auto kSlowYield = std::chrono::microseconds(500);
+constexpr auto kSleepSpell = std::chrono::milliseconds(100);
 
 struct alignas(kLine) Header {
   std::uint64_t magic;
@@ -40,7 +46,7 @@ std::size_t slot_stride(std::size_t slot_bytes) { return round_up(16 + slot_byte
 
 std::size_t region_bytes(int ranks, std::size_t slot_bytes) {
   const auto p = static_cast<std::size_t>(ranks);
-  return sizeof(Header) + p * kLine + ShmRegion::kDepth * p * slot_stride(slot_bytes);
+  return sizeof(Header) + 2 * p * kLine + ShmRegion::kDepth * p * slot_stride(slot_bytes);
 }
 
 // Unique per job, communicator and creation: a crashed job's name never collides with a live one.
@@ -117,8 +123,7 @@ bool all_native(const Comm& comm) {
 }  // namespace
 
 ShmRegion::ShmRegion(Runtime& runtime, const Comm& comm) : runtime_(runtime), me_(comm.rank()), size_(comm.size()) {
-  for (int r = 0; r < size_; ++r)
-    if (r != me_) peers_world_.push_back(comm.world_rank(r));
+  for (int r = 0; r < size_; ++r) peer_world_.push_back(comm.world_rank(r));
   seen_done_.assign(static_cast<std::size_t>(size_), 0);
 }
 
@@ -185,7 +190,8 @@ Rc ShmRegion::create(const CommRef& comm, std::size_t slot_bytes, std::unique_pt
   }
   auto* bytes = static_cast<std::byte*>(region->base_);
   region->done_ = reinterpret_cast<Line*>(bytes + sizeof(Header));
-  region->slots_ = reinterpret_cast<std::byte*>(region->done_ + p);
+  region->waiting_for_ = region->done_ + p;
+  region->slots_ = reinterpret_cast<std::byte*>(region->waiting_for_ + p);
   FABMPI_LOG(debug, coll, "shm collectives: communicator %u: %d ranks, %zu-byte slots", comm->context_id(), p,
              slot_bytes);
   *out = std::move(region);
@@ -193,8 +199,20 @@ Rc ShmRegion::create(const CommRef& comm, std::size_t slot_bytes, std::unique_pt
 }
 
 template <class Ready>
-void ShmRegion::wait_until(Ready ready) {
+void ShmRegion::wait_until(int writer, Ready ready) {
   if (ready()) return;
+  // Before a step that may sleep, tell `writer` that we wait for it: a publisher wakes only the ranks
+  // that wait for it (waking every sleeping rank on every flag sent oversubscribed ranks through futex
+  // round trips for nothing). Published before the transport's `sleeping` flag and its fence.
+  Line& mine = waiting_for_[me_];
+  bool announced = false;
+  struct Clear {
+    Line& line;
+    bool& announced;
+    ~Clear() {
+      if (announced) line.value.store(0, std::memory_order_relaxed);
+    }
+  } clear{mine, announced};
   Runtime::IdleSpin spin(runtime_);
   for (;;) {
     // Other traffic (pt2pt, nonblocking collectives) may depend on this rank's progress; but a pass
@@ -205,9 +223,13 @@ void ShmRegion::wait_until(Ready ready) {
       if (ready()) return;
     if (!spin.spin()) {
       const auto idle = spin.idle_time();
-      if (runtime_.oversubscribed() && idle < kYieldBeforeSleep && !runtime_.needs_api_lock()) {
+      const auto now = std::chrono::steady_clock::now();
+      if (runtime_.oversubscribed() && idle < kYieldBeforeSleep && now >= sleep_until_ && !runtime_.needs_api_lock()) {
         sched_yield();
+        if (std::chrono::steady_clock::now() - now > kSlowYield) sleep_until_ = now + kSleepSpell;
       } else {
+        mine.value.store(static_cast<std::uint64_t>(writer) + 1, std::memory_order_relaxed);
+        announced = true;
         runtime_.yield_once(idle, [](const void* r) { return (*static_cast<const Ready*>(r))(); }, &ready);
       }
       if (ready()) return;
@@ -220,17 +242,30 @@ void ShmRegion::claim_slot(std::uint64_t seq) {
   slot_used_[seq % kDepth] = seq + 1;
   if (need == 0) return;
   for (int r = 0; r < size_; ++r) {
-    // The last value read is usually enough (a reader's "done" runs up to 16 collectives ahead of what
+    // The last value read is usually enough (a reader's "done" runs up to 32 collectives ahead of what
     // a writer needs), so most calls do not pull the reader's line over: it stays in the reader's cache.
     std::uint64_t& seen = seen_done_[static_cast<std::size_t>(r)];
     if (r == me_ || seen >= need) continue;
     const Line& d = done_[r];
-    wait_until([&d, &seen, need] { return (seen = d.value.load(std::memory_order_acquire)) >= need; });
+    wait_until(r, [&d, &seen, need] { return (seen = d.value.load(std::memory_order_acquire)) >= need; });
   }
 }
 
+// Dekker with the sleeper: we stored the flag, fence (oversubscribed only, see strict_wake_), read
+// `waiting_for`; the sleeper stored `waiting_for` and `sleeping`, fenced, rereads the flag. One of the
+// two sees the other's store.
 void ShmRegion::wake_peers() noexcept {
-  if (!peers_world_.empty()) runtime_.pt2pt().wake_native(peers_world_.data(), peers_world_.size(), strict_wake_);
+  if (strict_wake_) std::atomic_thread_fence(std::memory_order_seq_cst);
+  const auto me = static_cast<std::uint64_t>(me_) + 1;
+  for (int r = 0; r < size_; ++r) {
+    if (r == me_ || waiting_for_[r].value.load(std::memory_order_relaxed) != me) continue;
+    // Take the announcement back, so that the next flags do not wake it again (a futex syscall each)
+    // before it has even run; it announces again before it next may sleep.
+    std::uint64_t expected = me;
+    if (!waiting_for_[r].value.compare_exchange_strong(expected, 0, std::memory_order_relaxed)) continue;
+    const int world = peer_world_[static_cast<std::size_t>(r)];
+    runtime_.pt2pt().wake_native(&world, 1, false);
+  }
 }
 
 // A collective that only publishes (barrier) writes the flag without claiming the slot: a rank still
@@ -242,7 +277,7 @@ void ShmRegion::publish(std::uint64_t seq) {
 
 void ShmRegion::wait_arrived(int rank, std::uint64_t seq) {
   const std::atomic<std::uint64_t>& f = flag(rank, seq);
-  wait_until([&f, seq] { return f.load(std::memory_order_acquire) > seq; });
+  wait_until(rank, [&f, seq] { return f.load(std::memory_order_acquire) > seq; });
 }
 
 void ShmRegion::wait_all_arrived(std::uint64_t seq) {
