@@ -1,6 +1,9 @@
 // The collectives' C API: argument checks by parameter kind, then coll/collectives.hpp. Every blocking
-// call is its nonblocking twin followed by a wait (one code path per collective).
+// call is its nonblocking twin followed by a wait (one code path per collective), except where selection
+// picks a shared-memory algorithm for a blocking call: that runs straight from here (coll/shm_*.cpp),
+// without a request or schedule.
 #include "coll/collectives.hpp"
+#include "coll/shm_collectives.hpp"
 #include "runtime/binding/library.hpp"
 
 using namespace fabmpi;
@@ -68,6 +71,11 @@ Rc barrier(ApiCall& call, MPI_Comm comm, MPI_Request* req) {
   CommRef c;
   FABMPI_TRY(call.comm(comm, &c));
   FABMPI_TRY(check_request_out(req, req != nullptr));
+  if (!req) {
+    bool done = false;
+    FABMPI_TRY(coll::shm_barrier(c, &done));
+    if (done) return Rc();
+  }
   RequestRef r;
   FABMPI_TRY(coll::start_barrier(c, &r));
   return finish(r, req);
@@ -79,6 +87,11 @@ Rc bcast(ApiCall& call, void* buf, int count, MPI_Datatype type, int root, MPI_C
   DatatypeRef t;
   FABMPI_TRY(check_buf(buf, count, type, &t, "buffer"));
   FABMPI_TRY(check_root(*c, root));
+  if (!req) {
+    bool done = false;
+    FABMPI_TRY(coll::shm_bcast(c, buf, count, t, root, &done));
+    if (done) return Rc();
+  }
   RequestRef r;
   FABMPI_TRY(coll::start_bcast(c, buf, count, t, root, &r));
   return finish(r, req);
@@ -103,6 +116,11 @@ Rc reduction(ApiCall& call, Collective kind, const void* sendbuf, void* recvbuf,
     FABMPI_TRY(check_buffer(recvbuf, count, *t));
     FABMPI_TRY(check_no_alias(sendbuf, recvbuf, count > 0 && t->size() > 0));
   }
+  if (!req && (kind == Collective::reduce || kind == Collective::allreduce)) {
+    bool done = false;
+    FABMPI_TRY(coll::shm_reduction(kind, c, sendbuf, recvbuf, count, t, o, root, &done));
+    if (done) return Rc();
+  }
   RequestRef r;
   FABMPI_TRY(coll::start_reduction(kind, c, sendbuf, recvbuf, count, t, o, root, &r));
   return finish(r, req);
@@ -126,6 +144,11 @@ Rc reduce_scatter(ApiCall& call, Collective kind, const void* sendbuf, void* rec
   if (sendbuf != MPI_IN_PLACE) FABMPI_TRY(check_buffer(sendbuf, total > 0 ? 1 : 0, *t));
   FABMPI_TRY(check_buffer(recvbuf, sendbuf == MPI_IN_PLACE ? (total > 0 ? 1 : 0) : mine, *t));
   FABMPI_TRY(check_no_alias(sendbuf, recvbuf, total > 0 && t->size() > 0));
+  if (!req && kind == Collective::reduce_scatter_block) {
+    bool done = false;
+    FABMPI_TRY(coll::shm_reduce_scatter_block(c, sendbuf, recvbuf, recvcount, t, o, &done));
+    if (done) return Rc();
+  }
   RequestRef r;
   FABMPI_TRY(coll::start_reduce_scatter(kind, c, sendbuf, recvbuf,
                                         kind == Collective::reduce_scatter ? counts_span(recvcounts, p)
@@ -152,6 +175,11 @@ Rc allgather(ApiCall& call, Collective kind, const void* sendbuf, int sendcount,
   if (recvbuf == MPI_IN_PLACE) return fail(MPI_ERR_BUFFER, "MPI_IN_PLACE is not valid as the receive buffer");
   FABMPI_TRY(check_buffer(recvbuf, kind == Collective::allgatherv ? any_count(recvcounts, p) : recvcount, *rt));
   FABMPI_TRY(check_no_alias(sendbuf, recvbuf, sendcount > 0 && st && st->size() > 0));
+  if (!req && kind == Collective::allgather) {
+    bool done = false;
+    FABMPI_TRY(coll::shm_allgather(c, sendbuf, sendcount, st, recvbuf, recvcount, rt, &done));
+    if (done) return Rc();
+  }
   RequestRef r;
   const bool v = kind == Collective::allgatherv;
   FABMPI_TRY(coll::start_allgather(kind, c, sendbuf, sendcount, st, recvbuf, recvcount,
@@ -185,6 +213,11 @@ Rc gather(ApiCall& call, Collective kind, const void* sendbuf, int sendcount, MP
     FABMPI_TRY(check_buffer(recvbuf, v ? any_count(recvcounts, p) : recvcount, *rt));
     FABMPI_TRY(check_no_alias(sendbuf, recvbuf, sendcount > 0 && st && st->size() > 0));
   }
+  if (!req && !v) {
+    bool done = false;
+    FABMPI_TRY(coll::shm_gather(c, sendbuf, sendcount, st, recvbuf, recvcount, rt, root, &done));
+    if (done) return Rc();
+  }
   RequestRef r;
   FABMPI_TRY(coll::start_gather(kind, c, sendbuf, sendcount, st, recvbuf, recvcount,
                                 v && is_root ? counts_span(recvcounts, p) : coll::Counts{},
@@ -216,6 +249,11 @@ Rc scatter(ApiCall& call, Collective kind, const void* sendbuf, int sendcount, c
     if (sendbuf == MPI_IN_PLACE) return fail(MPI_ERR_BUFFER, "MPI_IN_PLACE is not valid as the send buffer");
     FABMPI_TRY(check_buffer(sendbuf, v ? any_count(sendcounts, p) : sendcount, *st));
     FABMPI_TRY(check_no_alias(sendbuf, recvbuf, recvcount > 0 && rt && rt->size() > 0));
+  }
+  if (!req && !v) {
+    bool done = false;
+    FABMPI_TRY(coll::shm_scatter(c, sendbuf, sendcount, st, recvbuf, recvcount, rt, root, &done));
+    if (done) return Rc();
   }
   RequestRef r;
   FABMPI_TRY(coll::start_scatter(kind, c, sendbuf, sendcount, v && is_root ? counts_span(sendcounts, p) : coll::Counts{},
@@ -257,6 +295,22 @@ Rc alltoall(ApiCall& call, Collective kind, const void* sendbuf, int sendcount, 
   if (w && (recvtypes == nullptr || (sendbuf != MPI_IN_PLACE && sendtypes == nullptr)))
     return fail(MPI_ERR_ARG, "NULL pointer passed for the datatypes");
   if (recvbuf == MPI_IN_PLACE) return fail(MPI_ERR_BUFFER, "MPI_IN_PLACE is not valid as the receive buffer");
+  if (!req && kind == Collective::alltoall) {
+    // The same checks peer_blocks makes for uniform counts, without building the per-peer vectors.
+    DatatypeRef st, rt;
+    FABMPI_TRY(check_count(recvcount));
+    FABMPI_TRY(to_datatype(recvtype, &rt));
+    if (sendbuf != MPI_IN_PLACE) {
+      FABMPI_TRY(check_count(sendcount));
+      FABMPI_TRY(to_datatype(sendtype, &st));
+      const std::size_t bytes = static_cast<std::size_t>(sendcount) * st->size() * static_cast<std::size_t>(p);
+      FABMPI_TRY(check_no_alias(sendbuf, recvbuf, bytes > 0));
+      if (bytes > 0 && sendbuf == nullptr) return fail(MPI_ERR_BUFFER, "NULL send buffer with count %d", sendcount);
+    }
+    bool done = false;
+    FABMPI_TRY(coll::shm_alltoall(c, sendbuf, sendcount, st, recvbuf, recvcount, rt, &done));
+    if (done) return Rc();
+  }
   coll::PeerBlocks send, recv;
   FABMPI_TRY(peer_blocks(p, recvcount, recvcounts, rdispls, recvtype, recvtypes, w, &recv, "receive"));
   if (sendbuf != MPI_IN_PLACE) {

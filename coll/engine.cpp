@@ -29,47 +29,6 @@ class EngineTransport final : public Transport {
   DatatypeRef byte_;
 };
 
-class OpReducer final : public Reducer {
- public:
-  OpReducer(OpRef op, DatatypeRef type) : op_(std::move(op)), type_(std::move(type)) {
-    const ElementType e = type_->element_type();
-    if (op_->builtin() && e != ElementType::none && !is_pair_element(e) && element_type_extent(e) != 0) {
-      kernel_ = reduce_kernel(op_->predefined(), e);
-      elements_per_item_ = type_->size() / element_type_extent(e);
-    }
-  }
-  void reduce(const void* in, void* inout, std::size_t count) const override {
-    if (count == 0) return;
-    if (kernel_) {  // a predefined op on a single element type: the packed stream is an array of them
-      kernel_(in, inout, count * elements_per_item_);
-      return;
-    }
-    const Datatype& t = *type_;
-    if (t.is_contiguous()) {  // packed == memory layout, shifted by true_lb
-      op_->apply(static_cast<const std::byte*>(in) - t.true_lb(), static_cast<std::byte*>(inout) - t.true_lb(),
-                 count, t);
-      return;
-    }
-    // Through the memory layout: unpack both operands, apply, pack the result back.
-    const std::size_t span = static_cast<std::size_t>((static_cast<MPI_Aint>(count) - 1) * t.extent() + t.true_extent());
-    std::vector<std::byte> a(span), b(span);
-    std::byte* a_origin = a.data() - t.true_lb();
-    std::byte* b_origin = b.data() - t.true_lb();
-    const std::size_t bytes = count * t.size();
-    t.unpack(in, bytes, 0, a_origin, count);
-    t.unpack(inout, bytes, 0, b_origin, count);
-    op_->apply(a_origin, b_origin, count, t);
-    t.pack(b_origin, count, 0, inout, bytes);
-  }
-  bool commutative() const override { return op_->commutative(); }
-
- private:
-  OpRef op_;
-  DatatypeRef type_;
-  ReduceKernel kernel_ = nullptr;
-  std::size_t elements_per_item_ = 0;
-};
-
 const std::string& forced_name(const Tunables& t, Collective c) {
   switch (c) {
     case Collective::barrier: return t.barrier_algorithm;
@@ -96,7 +55,7 @@ const std::string& forced_name(const Tunables& t, Collective c) {
 bool same_key(const SelectionKey& a, const SelectionKey& b) {
   return a.collective == b.collective && a.comm_size == b.comm_size && a.bytes == b.bytes &&
          a.commutative == b.commutative && a.builtin_op == b.builtin_op && a.in_place == b.in_place &&
-         a.single_node == b.single_node;
+         a.single_node == b.single_node && a.shm == b.shm;
 }
 
 std::string env_name(Collective c) {
@@ -107,13 +66,45 @@ std::string env_name(Collective c) {
 
 }  // namespace
 
+OpReducer::OpReducer(const Op& op, const Datatype& type) : op_(op), type_(type) {
+  const ElementType e = type_.element_type();
+  if (op_.builtin() && e != ElementType::none && !is_pair_element(e) && element_type_extent(e) != 0) {
+    kernel_ = reduce_kernel(op_.predefined(), e);
+    elements_per_item_ = type_.size() / element_type_extent(e);
+  }
+}
+
+void OpReducer::reduce(const void* in, void* inout, std::size_t count) const {
+  if (count == 0) return;
+  if (kernel_) {  // a predefined op on a single element type: the packed stream is an array of them
+    kernel_(in, inout, count * elements_per_item_);
+    return;
+  }
+  const Datatype& t = type_;
+  if (t.is_contiguous()) {  // packed == memory layout, shifted by true_lb
+    op_.apply(static_cast<const std::byte*>(in) - t.true_lb(), static_cast<std::byte*>(inout) - t.true_lb(),
+               count, t);
+    return;
+  }
+  // Through the memory layout: unpack both operands, apply, pack the result back.
+  const std::size_t span = static_cast<std::size_t>((static_cast<MPI_Aint>(count) - 1) * t.extent() + t.true_extent());
+  std::vector<std::byte> a(span), b(span);
+  std::byte* a_origin = a.data() - t.true_lb();
+  std::byte* b_origin = b.data() - t.true_lb();
+  const std::size_t bytes = count * t.size();
+  t.unpack(in, bytes, 0, a_origin, count);
+  t.unpack(inout, bytes, 0, b_origin, count);
+  op_.apply(a_origin, b_origin, count, t);
+  t.pack(b_origin, count, 0, inout, bytes);
+}
+
 std::byte* CollRequest::scratch(std::size_t bytes) {
   buffers.push_back(std::make_unique_for_overwrite<std::byte[]>(bytes == 0 ? 1 : bytes));  // no zero fill
   return buffers.back().get();
 }
 
 std::unique_ptr<Reducer> make_op_reducer(const OpRef& op, const DatatypeRef& type) {
-  return std::make_unique<OpReducer>(op, type);
+  return std::make_unique<OpReducer>(*op, *type);
 }
 
 Rc Engine::create(Runtime& runtime, std::unique_ptr<Engine>* out) {
@@ -145,7 +136,7 @@ Rc Engine::create(Runtime& runtime, std::unique_ptr<Engine>* out) {
   return Rc();
 }
 
-Rc Engine::start(const std::shared_ptr<CollRequest>& request, const SelectionKey& key, const CollArgs& args) {
+const Algorithm* Engine::choose(const SelectionKey& key, AlgorithmParams* out_params) {
   const auto index = static_cast<std::size_t>(key.collective);
   const Algorithm* algorithm = nullptr;
   AlgorithmParams params;
@@ -175,6 +166,13 @@ Rc Engine::start(const std::shared_ptr<CollRequest>& request, const SelectionKey
       next_way_[index] = (next_way_[index] + 1) % kDecisionCacheWays;
     }
   }
+  if (out_params) *out_params = params;
+  return algorithm;
+}
+
+Rc Engine::start(const std::shared_ptr<CollRequest>& request, const SelectionKey& key, const CollArgs& args) {
+  AlgorithmParams params;
+  const Algorithm* algorithm = choose(key, &params);
 
   Comm& comm = *request->comm;
   if (!request->transport) request->transport = std::make_unique<EngineTransport>(runtime_, request->comm);

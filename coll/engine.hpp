@@ -50,6 +50,10 @@ class Engine final : public ProgressSource {
   // packed form (see algorithms.hpp); the request's reducer/transport are set here when needed.
   Rc start(const std::shared_ptr<CollRequest>& request, const SelectionKey& key, const CollArgs& args);
 
+  // The algorithm (and its parameters, when `params` is set) for `key`: the forced one, the table's, or
+  // the default; decisions are cached. Used by start() and by the shared-memory fast path.
+  const Algorithm* choose(const SelectionKey& key, AlgorithmParams* params);
+
   const SelectionTable& table() const { return table_; }
 
  private:
@@ -81,7 +85,21 @@ Rc attach(Runtime& runtime);
 Engine& engine_of(Runtime& runtime);
 
 // Reduces packed elements of `type` with `op` (predefined kernels straight on the packed stream;
-// user functions and pair types through the type's memory layout).
+// user functions and pair types through the type's memory layout). Holds plain references: the op
+// and the type must outlive it (the request keeps them, or the blocking call's frame does).
+class OpReducer final : public Reducer {
+ public:
+  OpReducer(const Op& op, const Datatype& type);
+  void reduce(const void* in, void* inout, std::size_t count) const override;
+  bool commutative() const override { return op_.commutative(); }
+
+ private:
+  const Op& op_;
+  const Datatype& type_;
+  ReduceKernel kernel_ = nullptr;
+  std::size_t elements_per_item_ = 0;
+};
+// The same on the heap, for a request that holds `op` and `type` (CollRequest::op and ::types).
 std::unique_ptr<Reducer> make_op_reducer(const OpRef& op, const DatatypeRef& type);
 
 }  // namespace fabmpi::coll

@@ -27,6 +27,11 @@ inline constexpr unsigned pow2 = 1u << 0;         // communicator size a power o
 inline constexpr unsigned commutative = 1u << 1;  // commutative op
 inline constexpr unsigned builtin_op = 1u << 2;   // predefined op
 inline constexpr unsigned no_in_place = 1u << 3;  // not with MPI_IN_PLACE
+// The shared-memory algorithms (coll/shm_*.cpp): a blocking call, every member on this node's native
+// shared memory, each rank's data within one slot (FABMPI_SHM_COLL_SLOT). They run outside the schedule
+// engine (coll/binding.cpp calls them directly); their registered factory is the collective's default
+// algorithm, which only a call that fails the restriction would reach, and selection never lets it.
+inline constexpr unsigned shm = 1u << 4;
 }  // namespace restriction
 
 struct Algorithm {

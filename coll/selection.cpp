@@ -57,6 +57,7 @@ bool predicate_bit(std::string_view name, unsigned* bit) {
   else if (name == "builtin_op") *bit = predicate::builtin_op;
   else if (name == "in_place") *bit = predicate::in_place;
   else if (name == "single_node") *bit = predicate::single_node;
+  else if (name == "shm") *bit = predicate::shm;
   else return false;
   return true;
 }
@@ -68,6 +69,7 @@ unsigned key_predicates(const SelectionKey& key) {
   if (key.builtin_op) bits |= predicate::builtin_op;
   if (key.in_place) bits |= predicate::in_place;
   if (key.single_node) bits |= predicate::single_node;
+  if (key.shm) bits |= predicate::shm;
   return bits;
 }
 
@@ -119,7 +121,7 @@ bool SelectionTable::parse(std::string_view text, const std::string& source, Sel
         unsigned bit = 0;
         if (!predicate_bit(p, &bit))
           return bad("unknown predicate '" + std::string(p) +
-                     "' (valid: pow2, commutative, builtin_op, in_place, single_node, each optionally with !)");
+                     "' (valid: pow2, commutative, builtin_op, in_place, single_node, shm, each optionally with !)");
         (negate ? rule.forbid : rule.require) |= bit;
       }
     }
@@ -159,6 +161,7 @@ bool restrictions_hold(const Algorithm& algorithm, const SelectionKey& key, std:
   need(restriction::commutative, key.commutative, "needs a commutative op");
   need(restriction::builtin_op, key.builtin_op, "needs a predefined op");
   need(restriction::no_in_place, !key.in_place, "does not support MPI_IN_PLACE");
+  need(restriction::shm, key.shm, "needs a blocking call on one node's native shared memory with each rank's data within FABMPI_SHM_COLL_SLOT");
   if (why) *why = missing;
   return missing.empty();
 }

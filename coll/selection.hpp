@@ -23,6 +23,9 @@ struct SelectionKey {
   bool builtin_op = true;
   bool in_place = false;
   bool single_node = true;
+  // A blocking call on a communicator whose members all share native shared memory, each rank's data
+  // within one slot of the shm collectives (set only by coll/shm_region.cpp's fast path).
+  bool shm = false;
   bool pow2() const { return comm_size > 0 && (comm_size & (comm_size - 1)) == 0; }
 };
 
@@ -32,6 +35,7 @@ inline constexpr unsigned commutative = 1u << 1;
 inline constexpr unsigned builtin_op = 1u << 2;
 inline constexpr unsigned in_place = 1u << 3;
 inline constexpr unsigned single_node = 1u << 4;
+inline constexpr unsigned shm = 1u << 5;
 }  // namespace predicate
 
 struct Rule {

@@ -672,11 +672,20 @@ int Engine::progress() {
   return events;
 }
 
-bool Engine::sleep_until_event(int timeout_us) {
+bool Engine::sleep_until_event(int timeout_us, bool (*ready)(const void*), const void* ready_arg) {
   if (!impl_->native || !impl_->runtime.tunables().shm_sleep || impl_->shm || impl_->tcp ||
       impl_->self->pending())
     return false;
-  return impl_->native->sleep_until_message(timeout_us);
+  return impl_->native->sleep_until_message(timeout_us, ready, ready_arg);
+}
+
+bool Engine::reaches_natively(int world_rank) const noexcept {
+  if (!impl_->native || world_rank < 0 || static_cast<std::size_t>(world_rank) >= impl_->peers.size()) return false;
+  return impl_->peers[static_cast<std::size_t>(world_rank)].transport == impl_->native.get();
+}
+
+void Engine::wake_native(const int* world_ranks, std::size_t count, bool strict) noexcept {
+  if (impl_->native) impl_->native->wake(world_ranks, count, strict);
 }
 
 Rc Engine::quiesce() {

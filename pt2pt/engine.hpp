@@ -85,7 +85,13 @@ class Engine : public ProgressSource {
   // For a rank with nothing to do: blocks until a message may have arrived or timeout_us passes, when
   // every peer it has is reached over native shared memory (their sends wake it). Returns false at
   // once otherwise (other transports, or local work pending); the caller then yields instead.
-  bool sleep_until_event(int timeout_us);
+  // `ready` (may be null): one more wake-up condition (see ShmTransport::sleep_until_message).
+  bool sleep_until_event(int timeout_us, bool (*ready)(const void*) = nullptr, const void* ready_arg = nullptr);
+  // True when this process reaches `world_rank` over fabmpi's native shared memory (itself: false).
+  bool reaches_natively(int world_rank) const noexcept;
+  // Wakes those of these world ranks (reached natively) that sleep in sleep_until_event. `strict`:
+  // fence first (see ShmTransport::wake).
+  void wake_native(const int* world_ranks, std::size_t count, bool strict) noexcept;
   // MPI_Finalize, before the closing fence: progresses until every send this process started has left
   // its buffers (transport completions received), so peers can still receive it after we stop polling.
   Rc quiesce();

@@ -257,7 +257,20 @@ class NativeShm final : public ShmTransport {
   }
 
  public:
-  bool sleep_until_message(int timeout_us) override {
+  void wake(const int* world_ranks, std::size_t count, bool strict) noexcept override {
+    if (strict) std::atomic_thread_fence(std::memory_order_seq_cst);
+    for (std::size_t i = 0; i < count; ++i) {
+      const int j = local_index(world_ranks[i]);
+      if (j < 0 || static_cast<std::size_t>(j) == me_) continue;
+      RankSlot* s = slot(static_cast<std::size_t>(j));
+      if (s->sleeping.load(std::memory_order_relaxed)) {
+        s->doorbell.fetch_add(1, std::memory_order_relaxed);
+        syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&s->doorbell), FUTEX_WAKE, 1, nullptr, nullptr, 0);
+      }
+    }
+  }
+
+  bool sleep_until_message(int timeout_us, bool (*ready)(const void*), const void* ready_arg) override {
     // Only arrivals wake us; a full ring to a peer frees silently, so never sleep on queued sends.
     if (queued_ || more_waiting_ || !completions_.empty()) return false;
     RankSlot* s = slot(me_);
@@ -266,6 +279,7 @@ class NativeShm final : public ShmTransport {
     std::atomic_thread_fence(std::memory_order_seq_cst);
     bool arrived = false;
     for (std::size_t j = 0; j < local_count_ && !arrived; ++j) arrived = j != me_ && consumers_[j].has_data();
+    if (!arrived && ready) arrived = ready(ready_arg);
     if (!arrived) {
       timespec ts{timeout_us / 1000000, (timeout_us % 1000000) * 1000L};
       syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&s->doorbell), FUTEX_WAIT, bell, &ts, nullptr, 0);

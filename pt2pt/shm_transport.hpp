@@ -42,7 +42,14 @@ class ShmTransport : public Transport {
   // Blocks (futex on this rank's doorbell) until a peer publishes to us or the timeout passes. Returns
   // false without blocking when local work is pending (a queued send waits for ring space, which no
   // doorbell announces): the caller should poll or yield instead.
-  virtual bool sleep_until_message(int timeout_us) = 0;
+  // `ready` (may be null) is one more wake-up condition, checked after `sleeping` is published: a
+  // shared-memory flag another rank sets before it calls wake() (coll/shm_region.cpp).
+  virtual bool sleep_until_message(int timeout_us, bool (*ready)(const void*) = nullptr,
+                                   const void* ready_arg = nullptr) = 0;
+  // Wakes those of these world ranks (all on this node) that sleep on their doorbell. Call after
+  // publishing what they wait for: one fence (`strict`), then one shared load per rank. Without the
+  // fence a rank that goes to sleep just as we publish may be missed and sleep out its timeout.
+  virtual void wake(const int* world_ranks, std::size_t count, bool strict) noexcept = 0;
 };
 
 }  // namespace fabmpi::pt2pt

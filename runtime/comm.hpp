@@ -29,6 +29,13 @@ struct Keyval {
 };
 using KeyvalRef = std::shared_ptr<Keyval>;
 
+// State a subsystem keeps per communicator and frees with it (the shared-memory collectives' region,
+// coll/shm_region.hpp); only its owner looks inside.
+class CommExtension {
+ public:
+  virtual ~CommExtension() = default;
+};
+
 class Comm {
  public:
   Comm(Runtime& runtime, std::uint32_t context_id, GroupRef group, int rank)
@@ -63,6 +70,11 @@ class Comm {
   std::map<int, Attribute> attributes;  // keyed by keyval handle
   int handle = MPI_COMM_NULL;           // set by the binding layer
   TopologyRef topology;                 // MPI_Cart_create & co.; shared by MPI_Comm_dup
+  // Shared-memory collectives (coll/shm_region.hpp): whether this communicator may use them and, once
+  // the first one ran, the region they run in. Never copied by MPI_Comm_dup.
+  enum class ShmColl : std::uint8_t { unknown, eligible, ready, unavailable };
+  ShmColl shm_coll = ShmColl::unknown;
+  std::unique_ptr<CommExtension> shm_region;
 
  private:
   Runtime& runtime_;

@@ -132,7 +132,8 @@ void Runtime::remove_progress_source(ProgressSource* source) {
                           progress_sources_.end());
 }
 
-void Runtime::yield_once(std::chrono::steady_clock::duration idle_time) {
+void Runtime::yield_once(std::chrono::steady_clock::duration idle_time, bool (*ready)(const void*),
+                         const void* ready_arg) {
   if (needs_api_lock()) {
     // Let other application threads into the library while this one waits.
     api_lock_.unlock();
@@ -149,7 +150,7 @@ void Runtime::yield_once(std::chrono::steady_clock::duration idle_time) {
   constexpr int kSleepMicros = 1000;
   constexpr auto kIdleBeforeSleep = std::chrono::milliseconds(50);
   const bool may_sleep = oversubscribed_ || idle_time > kIdleBeforeSleep;
-  if (!may_sleep || !pt2pt_ || !pt2pt_->sleep_until_event(kSleepMicros)) sched_yield();
+  if (!may_sleep || !pt2pt_ || !pt2pt_->sleep_until_event(kSleepMicros, ready, ready_arg)) sched_yield();
 }
 
 void Runtime::wait(Request& request) { (void)wait_for(request, std::numeric_limits<double>::infinity()); }

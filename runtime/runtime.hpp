@@ -136,7 +136,10 @@ class Runtime {
   // One idle step of a waiting loop that has been idle for `idle_time` (past its spin): yields the
   // core, or sleeps until a peer's message when the rank is oversubscribed or has waited long (native
   // shm only; see pt2pt::Engine::sleep_until_event).
-  void yield_once(std::chrono::steady_clock::duration idle_time = {});
+  // `ready` (may be null) is checked once more before sleeping (a shared-memory flag whose writer wakes
+  // us; coll/shm_region.cpp).
+  void yield_once(std::chrono::steady_clock::duration idle_time = {}, bool (*ready)(const void*) = nullptr,
+                  const void* ready_arg = nullptr);
 
   // The context ids this process has in use (runtime/context_ids.hpp); communicator creation
   // (runtime/comm_create.cpp) agrees on a new one with the other members. Shared with the

@@ -1,0 +1,342 @@
+// The shared-memory collectives' region (see shm_region.hpp for the layout and the protocol).
+#include "coll/shm_region.hpp"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sched.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+
+#include "common/log.hpp"
+#include "pt2pt/engine.hpp"
+
+namespace fabmpi::coll {
+namespace {
+
+constexpr std::uint64_t kMagic = 0x66616263736d3031ull;  // "fabcsm01"
+constexpr std::size_t kLine = 64;
+constexpr int kPollsPerProgress = 64;
+// An oversubscribed rank waiting for a flag yields its core (sched_yield) rather than sleeping on its
+// doorbell at once as Runtime::yield_once does: the peers it waits for are usually a time slice away,
+// and a futex wake-up per flag costs more than they need (np=4 on 2 cores, 8 B: allreduce ~40 us
+// sleeping, ~6 us yielding). But when something outside the job competes for the core, one yield can
+// hand it a whole time slice (milliseconds), while a woken sleeper preempts it: so a yield that took
+// longer than kSlowYield switches this rank to sleeping for kSleepSpell, and any wait longer than
+// kYieldBeforeSleep sleeps. Measured under a parallel compile: yielding only, 1-4 ms per collective;
+// sleeping, 10-100 us.
+constexpr auto kYieldBeforeSleep = std::chrono::milliseconds(50);
+constexpr auto kSlowYield = std::chrono::microseconds(500);
+constexpr auto kSleepSpell = std::chrono::milliseconds(100);
+
+struct alignas(kLine) Header {
+  std::uint64_t magic;
+  std::uint64_t ranks;
+  std::uint64_t slot_bytes;
+};
+
+std::size_t round_up(std::size_t n, std::size_t to) { return (n + to - 1) / to * to; }
+
+std::size_t slot_stride(std::size_t slot_bytes) { return round_up(16 + slot_bytes, kLine); }
+
+std::size_t region_bytes(int ranks, std::size_t slot_bytes) {
+  const auto p = static_cast<std::size_t>(ranks);
+  return sizeof(Header) + 2 * p * kLine + ShmRegion::kDepth * p * slot_stride(slot_bytes);
+}
+
+// Unique per job, communicator and creation: a crashed job's name never collides with a live one.
+std::string region_name(const Comm& comm) {
+  static std::atomic<unsigned> counter{0};
+  char name[96];
+  std::snprintf(name, sizeof name, "/fabmpi-coll-%d-%u-%u", static_cast<int>(getpid()), comm.context_id(),
+                counter.fetch_add(1));
+  return name;
+}
+
+// Creates, sizes and maps the object; empty string on failure (logged).
+void* create_object(const std::string& name, std::size_t bytes) {
+  const int fd = shm_open(name.c_str(), O_RDWR | O_CREAT | O_EXCL, 0600);
+  if (fd < 0) {
+    FABMPI_LOG(info, coll, "shm collectives: shm_open(%s): %s", name.c_str(), strerror(errno));
+    return nullptr;
+  }
+  void* p = MAP_FAILED;
+  struct statvfs fs{};
+  if (fstatvfs(fd, &fs) == 0 && static_cast<unsigned long long>(fs.f_bavail) * fs.f_frsize < bytes) {
+    FABMPI_LOG(info, coll, "shm collectives: /dev/shm has %llu bytes free, the region needs %zu",
+               static_cast<unsigned long long>(fs.f_bavail) * fs.f_frsize, bytes);
+  } else if (ftruncate(fd, static_cast<off_t>(bytes)) != 0) {
+    FABMPI_LOG(info, coll, "shm collectives: sizing %s to %zu bytes: %s", name.c_str(), bytes, strerror(errno));
+  } else {
+    p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  }
+  close(fd);
+  if (p == MAP_FAILED) {
+    shm_unlink(name.c_str());
+    return nullptr;
+  }
+  return p;
+}
+
+void* open_object(const std::string& name, std::size_t bytes) {
+  const int fd = shm_open(name.c_str(), O_RDWR, 0);
+  if (fd < 0) {
+    FABMPI_LOG(info, coll, "shm collectives: shm_open(%s): %s", name.c_str(), strerror(errno));
+    return nullptr;
+  }
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  close(fd);
+  return p == MAP_FAILED ? nullptr : p;
+}
+
+// Blocking point-to-point on the collective channel (region setup only).
+Rc send_bytes(const CommRef& comm, const void* buf, std::size_t bytes, int peer, int tag) {
+  Runtime& rt = comm->runtime();
+  RequestRef r;
+  FABMPI_TRY(rt.pt2pt().isend(buf, bytes, builtin_datatype(MPI_BYTE), peer, tag, comm, pt2pt::Channel::collective,
+                              pt2pt::SendMode::standard, &r));
+  rt.wait(*r);
+  if (r->error != MPI_SUCCESS) return fail(r->error, "shm collectives: setup send to rank %d failed", peer);
+  return Rc();
+}
+Rc recv_bytes(const CommRef& comm, void* buf, std::size_t bytes, int peer, int tag) {
+  Runtime& rt = comm->runtime();
+  RequestRef r;
+  FABMPI_TRY(rt.pt2pt().irecv(buf, bytes, builtin_datatype(MPI_BYTE), peer, tag, comm, pt2pt::Channel::collective, &r));
+  rt.wait(*r);
+  if (r->error != MPI_SUCCESS) return fail(r->error, "shm collectives: setup receive from rank %d failed", peer);
+  return Rc();
+}
+
+bool all_native(const Comm& comm) {
+  pt2pt::Engine& e = comm.runtime().pt2pt();
+  for (int r = 0; r < comm.size(); ++r)
+    if (r != comm.rank() && !e.reaches_natively(comm.world_rank(r))) return false;
+  return true;
+}
+
+}  // namespace
+
+ShmRegion::ShmRegion(Runtime& runtime, const Comm& comm) : runtime_(runtime), me_(comm.rank()), size_(comm.size()) {
+  for (int r = 0; r < size_; ++r) peer_world_.push_back(comm.world_rank(r));
+  seen_done_.assign(static_cast<std::size_t>(size_), 0);
+}
+
+ShmRegion::~ShmRegion() {
+  if (base_) munmap(base_, bytes_);
+}
+
+Rc ShmRegion::create(const CommRef& comm, std::size_t slot_bytes, std::unique_ptr<ShmRegion>* out) {
+  out->reset();
+  slot_bytes = round_up(std::max<std::size_t>(slot_bytes, kLine), kLine);
+  std::unique_ptr<ShmRegion> region(new ShmRegion(comm->runtime(), *comm));
+  region->slot_bytes_ = slot_bytes;
+  region->slot_stride_ = slot_stride(slot_bytes);
+  region->strict_wake_ = comm->runtime().oversubscribed();
+  region->bytes_ = region_bytes(comm->size(), slot_bytes);
+  const int tag = static_cast<int>(comm->next_collective_sequence() & 0x3fffffffu);
+  const int p = comm->size();
+  // 1. Rank 0 creates; the name ("" when it failed) goes to everyone.
+  char name[96] = {};
+  if (comm->rank() == 0) {
+    const std::string n = region_name(*comm);
+    region->base_ = create_object(n, region->bytes_);
+    if (region->base_) {
+      std::snprintf(name, sizeof name, "%s", n.c_str());
+      auto* h = static_cast<Header*>(region->base_);
+      h->magic = kMagic;
+      h->ranks = static_cast<std::uint64_t>(p);
+      h->slot_bytes = slot_bytes;
+    }
+    for (int r = 1; r < p; ++r) FABMPI_TRY(send_bytes(comm, name, sizeof name, r, tag));
+  } else {
+    FABMPI_TRY(recv_bytes(comm, name, sizeof name, 0, tag));
+    if (name[0]) {
+      region->base_ = open_object(name, region->bytes_);
+      const auto* h = static_cast<const Header*>(region->base_);
+      if (h && (h->magic != kMagic || h->ranks != static_cast<std::uint64_t>(p) || h->slot_bytes != slot_bytes)) {
+        FABMPI_LOG(warn, coll, "shm collectives: region %s does not match this rank's settings "
+                   "(FABMPI_SHM_COLL_SLOT must be equal on all ranks)", name);
+        munmap(region->base_, region->bytes_);
+        region->base_ = nullptr;
+      }
+    }
+  }
+  // 2. Agreement: rank 0 learns who mapped it, unlinks the name (nothing stays in /dev/shm, whatever
+  // happens later), and tells everyone whether the region is in use.
+  unsigned char ok = region->base_ ? 1 : 0;
+  if (comm->rank() == 0) {
+    for (int r = 1; r < p; ++r) {
+      unsigned char theirs = 0;
+      FABMPI_TRY(recv_bytes(comm, &theirs, 1, r, tag));
+      ok = ok && theirs;
+    }
+    if (name[0]) shm_unlink(name);
+    for (int r = 1; r < p; ++r) FABMPI_TRY(send_bytes(comm, &ok, 1, r, tag));
+  } else {
+    FABMPI_TRY(send_bytes(comm, &ok, 1, 0, tag));
+    FABMPI_TRY(recv_bytes(comm, &ok, 1, 0, tag));
+  }
+  if (!ok) {
+    if (comm->rank() == 0)
+      FABMPI_LOG(info, coll, "shm collectives: no shared-memory region for communicator %u (%d ranks); "
+                 "its collectives use the point-to-point algorithms", comm->context_id(), p);
+    return Rc();
+  }
+  auto* bytes = static_cast<std::byte*>(region->base_);
+  region->done_ = reinterpret_cast<Line*>(bytes + sizeof(Header));
+  region->waiting_for_ = region->done_ + p;
+  region->slots_ = reinterpret_cast<std::byte*>(region->waiting_for_ + p);
+  FABMPI_LOG(debug, coll, "shm collectives: communicator %u: %d ranks, %zu-byte slots", comm->context_id(), p,
+             slot_bytes);
+  *out = std::move(region);
+  return Rc();
+}
+
+template <class Ready>
+void ShmRegion::wait_until(int writer, Ready ready) {
+  if (ready()) return;
+  // Before a step that may sleep, tell `writer` that we wait for it: a publisher wakes only the ranks
+  // that wait for it (waking every sleeping rank on every flag sent oversubscribed ranks through futex
+  // round trips for nothing). Published before the transport's `sleeping` flag and its fence.
+  Line& mine = waiting_for_[me_];
+  bool announced = false;
+  struct Clear {
+    Line& line;
+    bool& announced;
+    ~Clear() {
+      if (announced) line.value.store(0, std::memory_order_relaxed);
+    }
+  } clear{mine, announced};
+  Runtime::IdleSpin spin(runtime_);
+  for (;;) {
+    // Other traffic (pt2pt, nonblocking collectives) may depend on this rank's progress; but a pass
+    // over every progress source takes longer than the flag usually needs, so poll the flag a few
+    // times in between (measured: bcast/scatter 8 B at np=2 saw the flag a progress pass late).
+    if (runtime_.progress() > 0) spin.reset();
+    for (int i = 0; i < kPollsPerProgress; ++i)
+      if (ready()) return;
+    if (!spin.spin()) {
+      const auto idle = spin.idle_time();
+      const auto now = std::chrono::steady_clock::now();
+      if (runtime_.oversubscribed() && idle < kYieldBeforeSleep && now >= sleep_until_ && !runtime_.needs_api_lock()) {
+        sched_yield();
+        if (std::chrono::steady_clock::now() - now > kSlowYield) sleep_until_ = now + kSleepSpell;
+      } else {
+        mine.value.store(static_cast<std::uint64_t>(writer) + 1, std::memory_order_relaxed);
+        announced = true;
+        runtime_.yield_once(idle, [](const void* r) { return (*static_cast<const Ready*>(r))(); }, &ready);
+      }
+      if (ready()) return;
+    }
+  }
+}
+
+void ShmRegion::claim_slot(std::uint64_t seq) {
+  const std::uint64_t need = slot_used_[seq % kDepth];
+  slot_used_[seq % kDepth] = seq + 1;
+  if (need == 0) return;
+  for (int r = 0; r < size_; ++r) {
+    // The last value read is usually enough (a reader's "done" runs up to 32 collectives ahead of what
+    // a writer needs), so most calls do not pull the reader's line over: it stays in the reader's cache.
+    std::uint64_t& seen = seen_done_[static_cast<std::size_t>(r)];
+    if (r == me_ || seen >= need) continue;
+    const Line& d = done_[r];
+    wait_until(r, [&d, &seen, need] { return (seen = d.value.load(std::memory_order_acquire)) >= need; });
+  }
+}
+
+// Dekker with the sleeper: we stored the flag, fence (oversubscribed only, see strict_wake_), read
+// `waiting_for`; the sleeper stored `waiting_for` and `sleeping`, fenced, rereads the flag. One of the
+// two sees the other's store.
+void ShmRegion::wake_peers() noexcept {
+  if (strict_wake_) std::atomic_thread_fence(std::memory_order_seq_cst);
+  const auto me = static_cast<std::uint64_t>(me_) + 1;
+  for (int r = 0; r < size_; ++r) {
+    if (r == me_ || waiting_for_[r].value.load(std::memory_order_relaxed) != me) continue;
+    // Take the announcement back, so that the next flags do not wake it again (a futex syscall each)
+    // before it has even run; it announces again before it next may sleep.
+    std::uint64_t expected = me;
+    if (!waiting_for_[r].value.compare_exchange_strong(expected, 0, std::memory_order_relaxed)) continue;
+    const int world = peer_world_[static_cast<std::size_t>(r)];
+    runtime_.pt2pt().wake_native(&world, 1, false);
+  }
+}
+
+// A collective that only publishes (barrier) writes the flag without claiming the slot: a rank still
+// reading the slot's data from two collectives back has already seen the flag, and the data stays.
+void ShmRegion::publish(std::uint64_t seq) {
+  flag(me_, seq).store(seq + 1, std::memory_order_release);
+  wake_peers();
+}
+
+void ShmRegion::wait_arrived(int rank, std::uint64_t seq) {
+  const std::atomic<std::uint64_t>& f = flag(rank, seq);
+  wait_until(rank, [&f, seq] { return f.load(std::memory_order_acquire) > seq; });
+}
+
+void ShmRegion::wait_all_arrived(std::uint64_t seq) {
+  for (int r = 0; r < size_; ++r)
+    if (r != me_) wait_arrived(r, seq);
+}
+
+void ShmRegion::finish(std::uint64_t seq) {
+  done_[me_].value.store(seq + 1, std::memory_order_release);
+  wake_peers();
+}
+
+std::byte* ShmRegion::scratch(std::size_t bytes) {
+  if (scratch_.size() < bytes) scratch_.resize(bytes);
+  return scratch_.data();
+}
+
+void pack_to(std::byte* dst, const void* buf, std::size_t count, const Datatype& type) {
+  const std::size_t bytes = count * type.size();
+  if (bytes == 0) return;
+  if (type.is_contiguous()) std::memcpy(dst, static_cast<const std::byte*>(buf) + type.true_lb(), bytes);
+  else type.pack(buf, count, 0, dst, bytes);
+}
+
+void unpack_from(const std::byte* src, void* buf, std::size_t count, const Datatype& type) {
+  const std::size_t bytes = count * type.size();
+  if (bytes == 0) return;
+  if (type.is_contiguous()) std::memcpy(static_cast<std::byte*>(buf) + type.true_lb(), src, bytes);
+  else type.unpack(src, bytes, 0, buf, count);
+}
+
+ShmRegion* shm_region_for(const CommRef& comm, SelectionKey key, std::size_t slot_need) {
+  Comm& c = *comm;
+  if (c.shm_coll == Comm::ShmColl::unavailable) return nullptr;
+  Runtime& rt = c.runtime();
+  const std::size_t slot_bytes = rt.tunables().shm_coll_slot;
+  if (slot_need > round_up(std::max<std::size_t>(slot_bytes, kLine), kLine)) return nullptr;
+  if (c.shm_coll == Comm::ShmColl::unknown) {
+    if (!all_native(c)) {
+      c.shm_coll = Comm::ShmColl::unavailable;
+      return nullptr;
+    }
+    c.shm_coll = Comm::ShmColl::eligible;
+  }
+  key.shm = true;
+  key.single_node = true;
+  const Algorithm* a = engine_of(rt).choose(key, nullptr);
+  if (!(a->restrictions & restriction::shm)) return nullptr;
+  if (c.shm_coll == Comm::ShmColl::eligible) {
+    std::unique_ptr<ShmRegion> region;
+    const Rc rc = ShmRegion::create(comm, slot_bytes, &region);
+    if (!rc.ok() || !region) {
+      c.shm_coll = Comm::ShmColl::unavailable;
+      return nullptr;
+    }
+    c.shm_region = std::move(region);
+    c.shm_coll = Comm::ShmColl::ready;
+  }
+  return static_cast<ShmRegion*>(c.shm_region.get());
+}
+
+}  // namespace fabmpi::coll
