@@ -108,8 +108,8 @@ std::string env_name(Collective c) {
 }  // namespace
 
 std::byte* CollRequest::scratch(std::size_t bytes) {
-  buffers.push_back(std::make_unique_for_overwrite<std::byte[]>(bytes == 0 ? 1 : bytes));  // no zero fill
-  return buffers.back().get();
+  buffers.emplace_back(bytes == 0 ? 1 : bytes);  // uninitialized (no zero fill), from the scratch cache
+  return buffers.back().data();
 }
 
 std::unique_ptr<Reducer> make_op_reducer(const OpRef& op, const DatatypeRef& type) {

@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "coll/registry.hpp"
+#include "coll/schedule.hpp"
+#include "coll/scratch_cache.hpp"
 #include "sim_transport.hpp"
 
 using namespace fabmpi::coll;
@@ -150,7 +152,9 @@ void test_reduce_like(const Algorithm& a, Collective kind, bool rdv) {
               args.elem_size = elem_size(red);
               args.reducer = red;
               args.root = root;
-              return a.make(c, args, {});
+              AlgorithmParams params;
+              params.segment_bytes = 2 * elem_size(red);  // segmented binomial reduce: several segments
+              return a.make(c, args, params);
             });
             for (int r = 0; r < p; ++r) {
               CAPTURE(r);
@@ -369,5 +373,33 @@ TEST_CASE("every algorithm completes when sends wait for their receive (rendezvo
   for (const Algorithm& a : algorithm_registry()) {
     INFO(collective_name(a.collective) << " " << a.name);
     test_algorithm(a, true);
+  }
+}
+
+TEST_CASE("scratch cache: large buffers are reused, small ones are not kept", "[coll][schedules]") {
+  const std::size_t big = (std::size_t{3} << 20) + 7;  // an odd size no other test allocates
+  void* p = scratch::acquire(big);
+  REQUIRE(reinterpret_cast<std::uintptr_t>(p) % 64 == 0);
+  std::memset(p, 1, big);
+  const std::size_t before = scratch::cached_bytes();
+  scratch::release(p);
+  REQUIRE(scratch::cached_bytes() == before + big);
+  void* q = scratch::acquire(big);  // the best fit: the same block, already faulted in
+  REQUIRE(q == p);
+  REQUIRE(scratch::cached_bytes() == before);
+  scratch::release(q);
+
+  const std::size_t cached = scratch::cached_bytes();
+  void* small = scratch::acquire(100);
+  scratch::release(small);
+  REQUIRE(scratch::cached_bytes() == cached);
+
+  void* huge = scratch::acquire(scratch::kMaxCachedBytes + 1);  // never kept
+  scratch::release(huge);
+  REQUIRE(scratch::cached_bytes() <= scratch::kMaxCachedBytes);
+
+  {
+    Bytes v(big);  // the schedules' buffers come from the cache too
+    REQUIRE(static_cast<void*>(v.data()) == q);
   }
 }
