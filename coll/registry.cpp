@@ -24,7 +24,7 @@ const Algorithm kAlgorithms[] = {
      make_bcast_scatter_ring_allgather},
     {C::bcast, "pipelined_chain", "chain from the root, pipelined in chunks (param chunk)", 0, make_bcast_pipelined_chain},
 
-    {C::reduce, "binomial", "binomial tree to the root (rank-ordered tree for non-commutative ops)", 0, make_reduce_binomial},
+    {C::reduce, "binomial", "binomial tree to the root (rank-ordered tree for non-commutative ops; param segment)", 0, make_reduce_binomial},
     {C::reduce, "rabenseifner", "reduce-scatter by recursive halving then gather; large vectors", 0,
      make_reduce_rabenseifner},
 
