@@ -224,6 +224,7 @@ Rc start_allgather(Collective kind, const CommRef& comm, const void* sendbuf, in
   a.recv = v.base;
   a.recv_offset = v.offset;
   a.recv_offset.push_back(v.offset.back() + v.length.back());
+  if (!in_place && moves_as_bytes(*sendtype, sz(sendcount))) a.send = at(sendbuf, sendtype->true_lb());
   return start(request, make_key(kind, *comm, a.recv_offset.back() - a.recv_offset.front(), nullptr, in_place), a, out);
 }
 

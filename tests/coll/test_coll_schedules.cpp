@@ -195,10 +195,14 @@ void test_allgather(const Algorithm& a, bool rdv, bool uneven) {
           expected[off[r] + i] = pattern_byte(r, 0, i);
           buf[r][off[r] + i] = pattern_byte(r, 0, i);
         }
+      // Our block also in a separate "send buffer" (the first send reads it there when given).
+      std::vector<Buffer> own(static_cast<std::size_t>(p));
+      for (int r = 0; r < p; ++r) own[r].assign(buf[r].begin() + off[r], buf[r].begin() + off[r + 1]);
       RUN_OK(p, rdv, 4, [&](const Context& c) {
         CollArgs args;
         args.recv = buf[c.rank].data();
         args.recv_offset = off;
+        if (c.rank % 2 == 0) args.send = own[c.rank].data();  // both ways, on alternate ranks
         return a.make(c, args, {});
       });
       for (int r = 0; r < p; ++r) REQUIRE(buf[r] == expected);
