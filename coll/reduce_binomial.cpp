@@ -37,10 +37,15 @@ class ReduceBinomial final : public Schedule {
     } else {
       acc_ = const_cast<std::byte*>(args_.send);  // a leaf sends its contribution as it is (never written)
     }
-    // Two slots: one segment being reduced while the next one arrives.
+    // The first child's partial is received straight into acc_ (it is not written before) and ours
+    // reduced into it: ours (op) child is the rank order, and one pass over three streams replaces a
+    // receive into a slot, a copy and a reduce. Not when acc_ is our input (the root reducing in place).
     items_ = static_cast<std::size_t>(children) * segments_;
+    direct_ = items_ > 0 && acc_ != args_.send;
+    // Two slots for the rest: one segment being reduced while the next one arrives.
     slot_bytes_ = std::min(segment_, std::max<std::size_t>(args.count, 1)) * args.elem_size;
-    if (items_ > 0) slots_.resize(std::min<std::size_t>(items_, 2) * slot_bytes_);
+    const std::size_t staged = direct_ ? items_ - segments_ : items_;
+    if (staged > 0) slots_.resize(std::min<std::size_t>(staged, 2) * slot_bytes_);
   }
 
  protected:
@@ -85,20 +90,27 @@ class ReduceBinomial final : public Schedule {
 
  private:
   enum class Phase { start, children, to_root, done };
-  // Item i: segment i % segments_ of child i / segments_, staged in slot i % 2.
+  // Item i: segment i % segments_ of child i / segments_; the first child's straight into acc_ when
+  // direct_, the others staged in two alternating slots.
   std::size_t offset(std::size_t s) const { return s * segment_ * args_.elem_size; }
   std::size_t length(std::size_t s) const {
     return (std::min(args_.count, (s + 1) * segment_) - std::min(args_.count, s * segment_)) * args_.elem_size;
   }
-  std::byte* slot(std::size_t item) { return slots_.data() + (item % 2) * slot_bytes_; }
+  std::byte* slot(std::size_t item) {
+    const std::size_t staged = direct_ ? item - segments_ : item;  // items staged in slots, in order
+    return slots_.data() + (staged % 2) * slot_bytes_;
+  }
   void post(std::size_t item) {
     const int child = pattern::binomial_child(vrank(), size(), static_cast<int>(item / segments_));
-    recv(slot(item), length(item % segments_), child);
+    const std::size_t s = item % segments_;
+    recv(direct_ && item < segments_ ? acc_ + offset(s) : slot(item), length(s), child);
   }
   void reduce(std::size_t item) {
     const std::size_t s = item % segments_;
     const std::size_t n = length(s) / std::max<std::size_t>(args_.elem_size, 1);
-    if (item < segments_)  // the first child's partial: covers the ranks just above ours
+    if (direct_ && item < segments_)  // acc_ holds the first child's partial: acc_ = ours (op) it
+      args_.reducer->reduce(args_.send + offset(s), acc_ + offset(s), n);
+    else if (item < segments_)  // the first child's partial: covers the ranks just above ours
       reduce_ordered_into(*args_.reducer, slot(item), args_.send + offset(s), acc_ + offset(s), n, args_.elem_size,
                           false);
     else
@@ -111,6 +123,7 @@ class ReduceBinomial final : public Schedule {
   std::size_t segment_ = 1, segments_ = 1;  // elements per segment, segments per vector
   std::size_t items_ = 0, slot_bytes_ = 0;
   std::size_t posted_ = 0, reduced_ = 0;
+  bool direct_ = false;
   Bytes work_, slots_;
   std::byte* acc_ = nullptr;
 };
