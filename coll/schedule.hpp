@@ -143,8 +143,22 @@ struct UninitializedAllocator : std::allocator<T> {
 // A byte buffer owned by a schedule (contents undefined until written).
 using Bytes = std::vector<std::byte, UninitializedAllocator<std::byte>>;
 
+// Copies of at least this many bytes (a self block of gather/allgather/alltoall) bypass the cache:
+// measured on the 2-core EPYC VM, 8 MiB: glibc memcpy 440 us, non-temporal stores 318 us; the
+// destination is user memory the collective does not read again.
+inline constexpr std::size_t kStreamCopyMin = std::size_t{4} << 20;
+// dst = src for n bytes with non-temporal stores (non-overlapping ranges; memcpy where unsupported).
+void stream_copy(void* dst, const void* src, std::size_t n) noexcept;
+
 inline void copy_bytes(void* dst, const void* src, std::size_t n) {
-  if (n != 0 && dst != src) std::memmove(dst, src, n);
+  if (n == 0 || dst == src) return;
+  const auto* d = static_cast<const std::byte*>(dst);
+  const auto* s = static_cast<const std::byte*>(src);
+  if (n >= kStreamCopyMin && (d + n <= s || s + n <= d)) {
+    stream_copy(dst, src, n);
+    return;
+  }
+  std::memmove(dst, src, n);
 }
 
 }  // namespace fabmpi::coll
