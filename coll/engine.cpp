@@ -139,6 +139,7 @@ Rc Engine::create(Runtime& runtime, std::unique_ptr<Engine>* out) {
       return fail(MPI_ERR_OTHER, "%s=%s: no such %s algorithm (valid: %s)", env_name(c).c_str(), name.c_str(),
                   collective_name(c), algorithm_names(c).c_str());
   }
+  scratch::prepare();  // before the first collective: its malloc side effect matters from the start
   FABMPI_LOG(debug, coll, "collective engine: %zu selection rules from %s", engine->table_.rules.size(),
              engine->table_.source.c_str());
   *out = std::move(engine);

@@ -98,6 +98,8 @@ void release(void* p) noexcept {
   cache().give(base_of(p), capacity);
 }
 
+void prepare() noexcept { (void)cache(); }
+
 std::size_t cached_bytes() noexcept { return cache().total(); }
 
 }  // namespace fabmpi::coll::scratch

@@ -18,6 +18,8 @@ inline constexpr std::size_t kMaxCachedBlocks = 8;
 void* acquire(std::size_t bytes);
 // Returns memory from acquire(); kept for reuse while the cache has room, else freed.
 void release(void* p) noexcept;
+// Sets the cache up (and glibc's trim threshold, see scratch_cache.cpp) before the first collective.
+void prepare() noexcept;
 // Bytes currently cached (tests).
 std::size_t cached_bytes() noexcept;
 
