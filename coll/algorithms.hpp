@@ -21,7 +21,9 @@ namespace fabmpi::coll {
 //                            overlap (the collective layer copies the input of an in-place call)
 //   allgather(v)             recv = the whole result, recv_offset = P+1 packed offsets in rank order
 //                            (block i is [recv_offset[i], recv_offset[i+1])); this rank's block is
-//                            already in place
+//                            already in place; send = the same bytes in the caller's send buffer when
+//                            that is contiguous (else null): the first send of our block reads it there
+//                            (clean lines, not the copy just written into recv)
 //   gather(v)                send/count = this rank's block (bytes); root: recv, recv_offset/recv_length
 //                            per rank (binomial: packed in rank order); in place at the root: send ==
 //                            recv + recv_offset[root]

@@ -11,8 +11,9 @@ namespace {
 
 class AllgatherRecursiveDoubling final : public Schedule {
  public:
-  AllgatherRecursiveDoubling(const Context& ctx, std::byte* buf, std::vector<std::size_t> offsets)
-      : Schedule(ctx), buf_(buf), offsets_(std::move(offsets)) {}
+  AllgatherRecursiveDoubling(const Context& ctx, std::byte* buf, std::vector<std::size_t> offsets,
+                             const std::byte* own)
+      : Schedule(ctx), buf_(buf), offsets_(std::move(offsets)), own_(own) {}
 
  protected:
   bool step() override {
@@ -20,7 +21,9 @@ class AllgatherRecursiveDoubling final : public Schedule {
     if (mask >= size()) return true;
     const int v = vrank(), partner = v ^ mask;
     const int mine = v & ~(mask - 1), theirs = partner & ~(mask - 1);
-    send(buf_ + offsets_[mine], offsets_[mine + mask] - offsets_[mine], partner);
+    // Step 0 sends just our block: from the caller's send buffer when we have it (see algorithms.hpp).
+    const std::byte* from = (mask == 1 && own_) ? own_ : buf_ + offsets_[mine];
+    send(from, offsets_[mine + mask] - offsets_[mine], partner);
     recv(buf_ + offsets_[theirs], offsets_[theirs + mask] - offsets_[theirs], partner);
     ++step_;
     return false;
@@ -29,13 +32,14 @@ class AllgatherRecursiveDoubling final : public Schedule {
  private:
   std::byte* buf_;
   std::vector<std::size_t> offsets_;
+  const std::byte* own_;
   int step_ = 0;
 };
 
 }  // namespace
 
 ScheduleRef make_allgather_recursive_doubling(const Context& ctx, const CollArgs& args, const AlgorithmParams&) {
-  return std::make_unique<AllgatherRecursiveDoubling>(ctx, args.recv, args.recv_offset);
+  return std::make_unique<AllgatherRecursiveDoubling>(ctx, args.recv, args.recv_offset, args.send);
 }
 
 }  // namespace fabmpi::coll

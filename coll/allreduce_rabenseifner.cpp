@@ -21,11 +21,13 @@ class Rabenseifner final : public Schedule {
       : Schedule(ctx), args_(args), root_(root), bytes_(args.count * args.elem_size), temp_(bytes_) {
     const int pof2 = pattern::fold_pof2(ctx.size);
     for (int b = 0; b <= pof2; ++b) block_offset_.push_back(pattern::split_offset(args.count, pof2, b));
-    if (root_ >= 0) {
+    // The rank that ends up with the whole result accumulates in the result buffer when it is the root
+    // (no final copy); other ranks of a reduce have no result buffer.
+    if (root_ < 0 || (ctx.rank == root_ && ctx.rank == pattern::fold_oldrank(0, ctx.size))) {
+      acc_ = args_.recv;
+    } else {
       work_.resize(bytes_);
       acc_ = work_.data();
-    } else {
-      acc_ = args_.recv;
     }
   }
 
@@ -49,8 +51,9 @@ class Rabenseifner final : public Schedule {
           return false;
         }
         if (in_fold) {
-          recv(temp_.data(), bytes_, pattern::fold_partner(r, p));
-          pending_reduce_ = {0, pof2, true};
+          const bool direct = receive_direct(true);
+          recv(direct ? acc_ : temp_.data(), bytes_, pattern::fold_partner(r, p));
+          pending_reduce_ = {0, pof2, true, direct};
           return false;
         }
         [[fallthrough]];
@@ -59,8 +62,11 @@ class Rabenseifner final : public Schedule {
           const std::size_t first = block_offset_[pending_reduce_.lo];
           const std::size_t n = block_offset_[pending_reduce_.hi] - first;
           const std::byte* ours = (acc_filled_ ? acc_ : args_.send) + first * args_.elem_size;
-          reduce_ordered_into(*args_.reducer, temp_.data(), ours, acc_ + first * args_.elem_size, n,
-                              args_.elem_size, pending_reduce_.peer_is_lower);
+          if (pending_reduce_.direct)  // the peer's part is already in acc_: acc_ = ours (op) peer
+            args_.reducer->reduce(ours, acc_ + first * args_.elem_size, n);
+          else
+            reduce_ordered_into(*args_.reducer, temp_.data(), ours, acc_ + first * args_.elem_size, n,
+                                args_.elem_size, pending_reduce_.peer_is_lower);
           acc_filled_ = true;  // from here on only the kept range is sent or reduced again
           pending_reduce_ = {};
         }
@@ -76,8 +82,10 @@ class Rabenseifner final : public Schedule {
           const std::byte* from = acc_filled_ ? acc_ : args_.send;
           send(from + elems(send_lo) * args_.elem_size, (elems(send_hi) - elems(send_lo)) * args_.elem_size,
                pattern::fold_oldrank(partner, p));
-          recv(temp_.data(), (elems(hi_) - elems(lo_)) * args_.elem_size, pattern::fold_oldrank(partner, p));
-          pending_reduce_ = {lo_, hi_, partner < newrank};
+          const bool direct = receive_direct(partner < newrank);
+          recv(direct ? acc_ + elems(lo_) * args_.elem_size : temp_.data(), (elems(hi_) - elems(lo_)) * args_.elem_size,
+               pattern::fold_oldrank(partner, p));
+          pending_reduce_ = {lo_, hi_, partner < newrank, direct};
           ++k_;
           return false;
         }
@@ -136,7 +144,13 @@ class Rabenseifner final : public Schedule {
 
  private:
   struct Range { int lo = 0, hi = 0; };
-  struct PendingReduce { int lo = 0, hi = 0; bool peer_is_lower = false; };
+  struct PendingReduce { int lo = 0, hi = 0; bool peer_is_lower = false, direct = false; };
+  // Whether the first reduction may receive the peer's data straight into acc_ and reduce ours into it
+  // (one pass over three streams instead of a receive into temp_, a copy and a reduce): only while acc_
+  // does not hold our partial yet, is not our input (in place), and the op allows ours (op) peer.
+  bool receive_direct(bool peer_is_lower) const {
+    return !acc_filled_ && acc_ != args_.send && (!peer_is_lower || args_.reducer->commutative());
+  }
   enum class Phase { fold_in, reduce_scatter, gather, finish, done };
   std::size_t elems(int block) const { return block_offset_[static_cast<std::size_t>(block)]; }
 

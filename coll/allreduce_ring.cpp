@@ -13,7 +13,11 @@ class AllreduceRing final : public Schedule {
  public:
   AllreduceRing(const Context& ctx, const CollArgs& args) : Schedule(ctx), args_(args) {
     for (int b = 0; b <= ctx.size; ++b) offset_.push_back(pattern::split_offset(args.count, ctx.size, b));
-    temp_.resize(pattern::split_count(args.count, ctx.size, 0) * args.elem_size);
+    // Not in place: each partial is received straight into its block of recv (still unwritten there:
+    // every block arrives once per rank) and our contribution reduced into it, one pass over three
+    // streams instead of a receive into temp_, a copy and a reduce.
+    direct_ = args.recv != args.send;
+    if (!direct_) temp_.resize(pattern::split_count(args.count, ctx.size, 0) * args.elem_size);
   }
 
  protected:
@@ -25,15 +29,19 @@ class AllreduceRing final : public Schedule {
       // Each block arrives once per rank during the reduce-scatter, so the result is always
       // our contribution (op) the partial that arrived: no upfront copy of the vector into recv.
       const int b = pattern::ring_rs_recv_block(r, p, step_ - 1);
-      reduce_into(*args_.reducer, args_.send + offset_[b] * es, temp_.data(), args_.recv + offset_[b] * es,
-                  offset_[b + 1] - offset_[b], es);
+      if (direct_)  // recv[b] = ours (op) partial; the op is commutative (the algorithm's restriction)
+        args_.reducer->reduce(args_.send + offset_[b] * es, args_.recv + offset_[b] * es, offset_[b + 1] - offset_[b]);
+      else
+        reduce_into(*args_.reducer, args_.send + offset_[b] * es, temp_.data(), args_.recv + offset_[b] * es,
+                    offset_[b + 1] - offset_[b], es);
     }
     if (step_ < p - 1) {
       const int out = pattern::ring_rs_send_block(r, p, step_), in = pattern::ring_rs_recv_block(r, p, step_);
       // Step 0 forwards our own contribution; later steps the partial reduced in the previous one.
       const std::byte* from = step_ == 0 ? args_.send : args_.recv;
       send(from + offset_[out] * es, (offset_[out + 1] - offset_[out]) * es, pattern::ring_right(r, p));
-      recv(temp_.data(), (offset_[in + 1] - offset_[in]) * es, pattern::ring_left(r, p));
+      recv(direct_ ? args_.recv + offset_[in] * es : temp_.data(), (offset_[in + 1] - offset_[in]) * es,
+           pattern::ring_left(r, p));
     } else if (step_ < 2 * (p - 1)) {
       const int s = step_ - (p - 1);
       const int out = pattern::ring_ag_send_block(r, p, s), in = pattern::ring_ag_recv_block(r, p, s);
@@ -50,6 +58,7 @@ class AllreduceRing final : public Schedule {
   CollArgs args_;
   std::vector<std::size_t> offset_;
   Bytes temp_;
+  bool direct_ = false;
   int step_ = 0;
 };
 

@@ -215,7 +215,10 @@ Rc start_allgather(Collective kind, const CommRef& comm, const void* sendbuf, in
   } else {
     const std::size_t bytes = sz(sendcount) * sendtype->size();
     if (bytes != v.length[me]) return size_mismatch("allgather", bytes, v.length[me]);
-    sendtype->pack(sendbuf, sz(sendcount), 0, v.base + v.offset[me], bytes);
+    if (moves_as_bytes(*sendtype, sz(sendcount)))
+      copy_bytes(v.base + v.offset[me], at(sendbuf, sendtype->true_lb()), bytes);  // large: streaming stores
+    else
+      sendtype->pack(sendbuf, sz(sendcount), 0, v.base + v.offset[me], bytes);
   }
   if (v.staged)
     for (std::size_t i = 0; i < counts.size(); ++i)
@@ -224,6 +227,7 @@ Rc start_allgather(Collective kind, const CommRef& comm, const void* sendbuf, in
   a.recv = v.base;
   a.recv_offset = v.offset;
   a.recv_offset.push_back(v.offset.back() + v.length.back());
+  if (!in_place && moves_as_bytes(*sendtype, sz(sendcount))) a.send = at(sendbuf, sendtype->true_lb());
   return start(request, make_key(kind, *comm, a.recv_offset.back() - a.recv_offset.front(), nullptr, in_place), a, out);
 }
 

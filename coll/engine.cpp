@@ -99,8 +99,8 @@ void OpReducer::reduce(const void* in, void* inout, std::size_t count) const {
 }
 
 std::byte* CollRequest::scratch(std::size_t bytes) {
-  buffers.push_back(std::make_unique_for_overwrite<std::byte[]>(bytes == 0 ? 1 : bytes));  // no zero fill
-  return buffers.back().get();
+  buffers.emplace_back(bytes == 0 ? 1 : bytes);  // uninitialized (no zero fill), from the scratch cache
+  return buffers.back().data();
 }
 
 std::unique_ptr<Reducer> make_op_reducer(const OpRef& op, const DatatypeRef& type) {
@@ -130,6 +130,7 @@ Rc Engine::create(Runtime& runtime, std::unique_ptr<Engine>* out) {
       return fail(MPI_ERR_OTHER, "%s=%s: no such %s algorithm (valid: %s)", env_name(c).c_str(), name.c_str(),
                   collective_name(c), algorithm_names(c).c_str());
   }
+  scratch::prepare();  // before the first collective: its malloc side effect matters from the start
   FABMPI_LOG(debug, coll, "collective engine: %zu selection rules from %s", engine->table_.rules.size(),
              engine->table_.source.c_str());
   *out = std::move(engine);

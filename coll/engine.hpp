@@ -33,7 +33,7 @@ class CollRequest final : public Request {
   OpRef op;
   std::unique_ptr<Transport> transport;
   std::unique_ptr<Reducer> reducer;
-  std::vector<std::unique_ptr<std::byte[]>> buffers;
+  std::vector<Bytes> buffers;                      // from the scratch cache
   std::vector<std::function<void()>> on_complete;  // e.g. unpack a staged result into the user's buffer
   ScheduleRef schedule;                             // last: destroyed first, it points into the above
 };

@@ -13,7 +13,7 @@ class ReduceScatterPairwise final : public Schedule {
   ReduceScatterPairwise(const Context& ctx, const CollArgs& args) : Schedule(ctx), args_(args) {
     offset_.push_back(0);
     for (std::size_t c : args.counts) offset_.push_back(offset_.back() + c);
-    temp_.resize(args.counts[static_cast<std::size_t>(ctx.rank)] * args.elem_size);
+    if (ctx.size > 2) temp_.resize(args.counts[static_cast<std::size_t>(ctx.rank)] * args.elem_size);
   }
 
  protected:
@@ -21,13 +21,14 @@ class ReduceScatterPairwise final : public Schedule {
     const int r = vrank(), p = size();
     const std::size_t es = args_.elem_size, mine = args_.counts[r];
     if (step_ == 0 && p == 1) copy_bytes(args_.recv, args_.send + offset_[r] * es, mine * es);
-    if (step_ == 1)  // first arrival: recv = ours (op) it, one pass instead of a copy then a reduce
-      reduce_into(*args_.reducer, args_.send + offset_[r] * es, temp_.data(), args_.recv, mine, es);
+    // First arrival: received straight into recv (commutative op: the algorithm's restriction), then
+    // recv = ours (op) it, one pass over three streams instead of a receive into temp_, a copy and a reduce.
+    if (step_ == 1) args_.reducer->reduce(args_.send + offset_[r] * es, args_.recv, mine);
     if (step_ > 1) args_.reducer->reduce(temp_.data(), args_.recv, mine);
     if (++step_ == p) return true;
     const int to = pattern::pairwise_to(r, p, step_);
     send(args_.send + offset_[to] * es, args_.counts[to] * es, to);
-    recv(temp_.data(), mine * es, pattern::pairwise_from(r, p, step_));
+    recv(step_ == 1 ? args_.recv : temp_.data(), mine * es, pattern::pairwise_from(r, p, step_));
     return false;
   }
 

@@ -26,7 +26,7 @@ const Algorithm kAlgorithms[] = {
     {C::bcast, "pipelined_chain", "chain from the root, pipelined in chunks (param chunk)", 0, make_bcast_pipelined_chain},
     {C::bcast, "shm", "the root writes its slot, the others copy out; blocking, bytes within one slot", R::shm, make_bcast_binomial},
 
-    {C::reduce, "binomial", "binomial tree to the root (rank-ordered tree for non-commutative ops)", 0, make_reduce_binomial},
+    {C::reduce, "binomial", "binomial tree to the root (rank-ordered tree for non-commutative ops; param segment)", 0, make_reduce_binomial},
     {C::reduce, "rabenseifner", "reduce-scatter by recursive halving then gather; large vectors", 0,
      make_reduce_rabenseifner},
     {C::reduce, "shm", "contributions in shared memory, the root reduces them in rank order; blocking, within one slot", R::shm, make_reduce_binomial},

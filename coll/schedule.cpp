@@ -1,7 +1,11 @@
 #include "coll/schedule.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace fabmpi::coll {
 
@@ -111,6 +115,32 @@ void Schedule::reduce_ordered_into(const Reducer& r, void* peer, const void* our
     return;
   }
   reduce_into(r, ours, peer, out, count, elem_size);  // out = ours (op) peer
+}
+
+void stream_copy(void* dst, const void* src, std::size_t n) noexcept {
+#if defined(__SSE2__)
+  auto* d = static_cast<char*>(dst);
+  const auto* s = static_cast<const char*>(src);
+  const std::size_t head = std::min(n, (16 - (reinterpret_cast<std::uintptr_t>(d) & 15)) & 15);
+  std::memcpy(d, s, head);  // align the destination for the streaming stores
+  d += head;
+  s += head;
+  n -= head;
+  for (std::size_t i = 0, lines = n / 64; i < lines; ++i, d += 64, s += 64) {
+    const __m128i x0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s));
+    const __m128i x1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + 16));
+    const __m128i x2 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + 32));
+    const __m128i x3 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + 48));
+    _mm_stream_si128(reinterpret_cast<__m128i*>(d), x0);
+    _mm_stream_si128(reinterpret_cast<__m128i*>(d + 16), x1);
+    _mm_stream_si128(reinterpret_cast<__m128i*>(d + 32), x2);
+    _mm_stream_si128(reinterpret_cast<__m128i*>(d + 48), x3);
+  }
+  _mm_sfence();  // the stores are visible before anything that follows (a send of this memory)
+  std::memcpy(d, s, n % 64);
+#else
+  std::memcpy(dst, src, n);
+#endif
 }
 
 bool Sequence::progress() {

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "coll/scratch_cache.hpp"
 #include "runtime/rc.hpp"
 #include "runtime/request.hpp"
 
@@ -47,6 +48,7 @@ struct Context {
 struct AlgorithmParams {
   std::size_t chunk_bytes = 0;  // pipelined_chain: bytes per pipeline stage
   int window = 0;               // scattered alltoall: pairs in flight
+  std::size_t segment_bytes = 0;  // binomial reduce: bytes per pipelined segment
 };
 
 class Schedule {
@@ -115,16 +117,23 @@ class Sequence final : public Schedule {
   std::size_t current_ = 0;
 };
 
-// Allocates like std::allocator but leaves elements uninitialized on resize(n): a schedule's scratch
-// buffers are always written (received into, copied into) before they are read, and zero-filling a
-// multi-MiB temporary on every call costs a full extra pass over memory.
+// Allocates from the scratch cache (coll/scratch_cache.hpp: large buffers stay faulted in between
+// calls) and leaves elements uninitialized on resize(n): a schedule's scratch buffers are always
+// written (received into, copied into) before they are read, and zero-filling a multi-MiB temporary
+// on every call costs a full extra pass over memory.
 template <class T>
 struct UninitializedAllocator : std::allocator<T> {
+  static_assert(alignof(T) <= 64);
+  using value_type = T;
   template <class U>
   struct rebind { using other = UninitializedAllocator<U>; };
   UninitializedAllocator() = default;
   template <class U>
   UninitializedAllocator(const UninitializedAllocator<U>&) noexcept {}
+  T* allocate(std::size_t n) { return static_cast<T*>(scratch::acquire(n * sizeof(T))); }
+  void deallocate(T* p, std::size_t) noexcept { scratch::release(p); }
+  template <class U>
+  bool operator==(const UninitializedAllocator<U>&) const noexcept { return true; }
   template <class U>
   void construct(U* p) noexcept { ::new (static_cast<void*>(p)) U; }
   template <class U, class... Args>
@@ -134,8 +143,22 @@ struct UninitializedAllocator : std::allocator<T> {
 // A byte buffer owned by a schedule (contents undefined until written).
 using Bytes = std::vector<std::byte, UninitializedAllocator<std::byte>>;
 
+// Copies of at least this many bytes (a self block of gather/allgather/alltoall) bypass the cache:
+// measured on the 2-core EPYC VM, 8 MiB: glibc memcpy 440 us, non-temporal stores 318 us; the
+// destination is user memory the collective does not read again.
+inline constexpr std::size_t kStreamCopyMin = std::size_t{4} << 20;
+// dst = src for n bytes with non-temporal stores (non-overlapping ranges; memcpy where unsupported).
+void stream_copy(void* dst, const void* src, std::size_t n) noexcept;
+
 inline void copy_bytes(void* dst, const void* src, std::size_t n) {
-  if (n != 0 && dst != src) std::memmove(dst, src, n);
+  if (n == 0 || dst == src) return;
+  const auto* d = static_cast<const std::byte*>(dst);
+  const auto* s = static_cast<const std::byte*>(src);
+  if (n >= kStreamCopyMin && (d + n <= s || s + n <= d)) {
+    stream_copy(dst, src, n);
+    return;
+  }
+  std::memmove(dst, src, n);
 }
 
 }  // namespace fabmpi::coll

@@ -136,11 +136,14 @@ bool SelectionTable::parse(std::string_view text, const std::string& source, Sel
       if (name == "chunk") {
         if (!parse_bytes(value, &rule.params.chunk_bytes) || rule.params.chunk_bytes == 0)
           return bad("bad chunk size '" + std::string(value) + "'");
+      } else if (name == "segment") {
+        if (!parse_bytes(value, &rule.params.segment_bytes) || rule.params.segment_bytes == 0)
+          return bad("bad segment size '" + std::string(value) + "'");
       } else if (name == "window") {
         if (!parse_int(value, &rule.params.window) || rule.params.window == 0)
           return bad("bad window '" + std::string(value) + "'");
       } else {
-        return bad("unknown parameter '" + std::string(f[i]) + "' (valid: chunk=SIZE, window=N)");
+        return bad("unknown parameter '" + std::string(f[i]) + "' (valid: chunk=SIZE, segment=SIZE, window=N)");
       }
     }
     table.rules.push_back(rule);

@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "coll/registry.hpp"
+#include "coll/schedule.hpp"
+#include "coll/scratch_cache.hpp"
 #include "sim_transport.hpp"
 
 using namespace fabmpi::coll;
@@ -150,7 +152,9 @@ void test_reduce_like(const Algorithm& a, Collective kind, bool rdv) {
               args.elem_size = elem_size(red);
               args.reducer = red;
               args.root = root;
-              return a.make(c, args, {});
+              AlgorithmParams params;
+              params.segment_bytes = 2 * elem_size(red);  // segmented binomial reduce: several segments
+              return a.make(c, args, params);
             });
             for (int r = 0; r < p; ++r) {
               CAPTURE(r);
@@ -191,10 +195,14 @@ void test_allgather(const Algorithm& a, bool rdv, bool uneven) {
           expected[off[r] + i] = pattern_byte(r, 0, i);
           buf[r][off[r] + i] = pattern_byte(r, 0, i);
         }
+      // Our block also in a separate "send buffer" (the first send reads it there when given).
+      std::vector<Buffer> own(static_cast<std::size_t>(p));
+      for (int r = 0; r < p; ++r) own[r].assign(buf[r].begin() + off[r], buf[r].begin() + off[r + 1]);
       RUN_OK(p, rdv, 4, [&](const Context& c) {
         CollArgs args;
         args.recv = buf[c.rank].data();
         args.recv_offset = off;
+        if (c.rank % 2 == 0) args.send = own[c.rank].data();  // both ways, on alternate ranks
         return a.make(c, args, {});
       });
       for (int r = 0; r < p; ++r) REQUIRE(buf[r] == expected);
@@ -370,4 +378,52 @@ TEST_CASE("every algorithm completes when sends wait for their receive (rendezvo
     INFO(collective_name(a.collective) << " " << a.name);
     test_algorithm(a, true);
   }
+}
+
+TEST_CASE("scratch cache: large buffers are reused, small ones are not kept", "[coll][schedules]") {
+  const std::size_t big = (std::size_t{3} << 20) + 7;  // an odd size no other test allocates
+  void* p = scratch::acquire(big);
+  REQUIRE(reinterpret_cast<std::uintptr_t>(p) % 64 == 0);
+  std::memset(p, 1, big);
+  const std::size_t before = scratch::cached_bytes();
+  scratch::release(p);
+  REQUIRE(scratch::cached_bytes() == before + big);
+  void* q = scratch::acquire(big);  // the best fit: the same block, already faulted in
+  REQUIRE(q == p);
+  REQUIRE(scratch::cached_bytes() == before);
+  scratch::release(q);
+
+  const std::size_t cached = scratch::cached_bytes();
+  void* small = scratch::acquire(100);
+  scratch::release(small);
+  REQUIRE(scratch::cached_bytes() == cached);
+
+  void* huge = scratch::acquire(scratch::kMaxCachedBytes + 1);  // never kept
+  scratch::release(huge);
+  REQUIRE(scratch::cached_bytes() <= scratch::kMaxCachedBytes);
+
+  {
+    Bytes v(big);  // the schedules' buffers come from the cache too
+    REQUIRE(static_cast<void*>(v.data()) == q);
+  }
+}
+
+TEST_CASE("copy_bytes: streaming copies of large blocks at any alignment, memmove for overlaps", "[coll][schedules]") {
+  const std::size_t n = kStreamCopyMin + 77;
+  std::vector<std::byte> src(n + 64), dst(n + 64);
+  for (std::size_t i = 0; i < src.size(); ++i) src[i] = static_cast<std::byte>(i * 7 + 3);
+  for (std::size_t s_off : {0, 1, 15})
+    for (std::size_t d_off : {0, 3, 16}) {
+      CAPTURE(s_off, d_off);
+      std::fill(dst.begin(), dst.end(), std::byte{0});
+      copy_bytes(dst.data() + d_off, src.data() + s_off, n);
+      REQUIRE(std::memcmp(dst.data() + d_off, src.data() + s_off, n) == 0);
+      for (std::size_t i = 0; i < d_off; ++i) REQUIRE(dst[i] == std::byte{0});  // nothing outside
+      for (std::size_t i = d_off + n; i < dst.size(); ++i) REQUIRE(dst[i] == std::byte{0});
+    }
+  // Overlapping ranges (shift by 5 within one buffer) behave like memmove.
+  std::vector<std::byte> a(src.begin(), src.end()), expected(src.begin(), src.end());
+  std::memmove(expected.data() + 5, expected.data(), n);
+  copy_bytes(a.data() + 5, a.data(), n);
+  REQUIRE(a == expected);
 }

@@ -66,8 +66,9 @@ TEST_CASE("parser: a valid table with ranges, suffixes, predicates and parameter
       "bcast      8-    0-12K    pow2,!single_node   scatter_recursive_doubling_allgather\n"
       "bcast      16    1M-      -                   pipelined_chain chunk=128K\n"
       "alltoall   *     0-32K    -                   scattered  window=4\n"
-      "allreduce\t*\t*\tcommutative,builtin_op\trabenseifner\r\n");
-  REQUIRE(t.rules.size() == 5);
+      "allreduce\t*\t*\tcommutative,builtin_op\trabenseifner\r\n"
+      "reduce     1-4   256K-    -                   binomial   segment=512K\n");
+  REQUIRE(t.rules.size() == 6);
   REQUIRE(t.rules[0].min_ranks == 1);
   REQUIRE(t.rules[0].max_ranks == 7);
   REQUIRE(t.rules[0].line == 3);
@@ -82,6 +83,7 @@ TEST_CASE("parser: a valid table with ranges, suffixes, predicates and parameter
   REQUIRE(std::string(t.rules[2].algorithm->name) == "pipelined_chain");
   REQUIRE(t.rules[3].params.window == 4);
   REQUIRE(t.rules[4].require == (predicate::commutative | predicate::builtin_op));
+  REQUIRE(t.rules[5].params.segment_bytes == 512 * 1024);
 }
 
 TEST_CASE("parser: malformed tables name the line and the problem", "[coll][selection]") {
@@ -97,6 +99,7 @@ TEST_CASE("parser: malformed tables name the line and the problem", "[coll][sele
   CHECK(parse_error("bcast * * - pipelined_chain chunk=0\n").find("bad chunk size") != std::string::npos);
   CHECK(parse_error("bcast * * - binomial fanout=2\n").find("unknown parameter 'fanout=2'") != std::string::npos);
   CHECK(parse_error("alltoall * * - scattered window=-1\n").find("bad window") != std::string::npos);
+  CHECK(parse_error("reduce * * - binomial segment=0\n").find("bad segment size") != std::string::npos);
 }
 
 TEST_CASE("the built-in table parses and covers every collective", "[coll][selection]") {
