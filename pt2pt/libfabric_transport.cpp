@@ -7,7 +7,11 @@
 #include <rdma/fi_errno.h>
 #include <rdma/fi_rma.h>
 
+#include <unistd.h>
+
+#include <cstdio>
 #include <cstring>
+#include <random>
 
 #include "pt2pt/fabric_api.hpp"
 #include <deque>
@@ -287,6 +291,18 @@ Rc LibfabricTransport::open(std::string* hex_name, bool* ordered) {
     return fail(MPI_ERR_OTHER, "%s: fi_cq_open: %s", name(), ofi::strerror(-rc));
   if ((rc = fi_endpoint(domain_.get(), info_.get(), ep_.out(), nullptr)))
     return fail(MPI_ERR_OTHER, "%s: fi_endpoint: %s", name(), ofi::strerror(-rc));
+  if (options_.provider == "shm") {
+    // The shm provider names its region "<pid>:<domain>:<endpoint>" by default. A region left in
+    // /dev/shm by a process killed with SIGKILL whose pid now belongs to a live process makes
+    // fi_enable fail with EBUSY (seen in the test suite once pids wrapped); a name with a random part
+    // cannot collide with a leftover.
+    std::random_device entropy;
+    char region_name[64];
+    std::snprintf(region_name, sizeof region_name, "fabmpi-%d-%08x%08x", static_cast<int>(getpid()), entropy(),
+                  entropy());
+    if ((rc = fi_setname(&ep_.get()->fid, region_name, std::strlen(region_name) + 1)))
+      return fail(MPI_ERR_OTHER, "%s: fi_setname: %s", name(), ofi::strerror(-rc));
+  }
   if ((rc = fi_ep_bind(ep_.get(), &av_.get()->fid, 0)) ||
       (rc = fi_ep_bind(ep_.get(), &cq_.get()->fid, FI_TRANSMIT | FI_RECV)) || (rc = fi_enable(ep_.get())))
     return fail(MPI_ERR_OTHER, "%s: binding the endpoint: %s", name(), ofi::strerror(-rc));
