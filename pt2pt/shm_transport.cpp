@@ -28,18 +28,6 @@ namespace {
 constexpr std::uint64_t kMagic = 0x66616273686d3031ull;  // "fabshm01"
 constexpr std::uint64_t kProbeValue = 0x5ca1ab1e0ddba11ull;
 
-// Rendezvous reads up to this size stream through the ring even where CMA is allowed: the owner copies
-// into the ring while we copy out, in parallel on two cores, which measured ~2x faster than one
-// process_vm_readv at every size tried (np=2, 128 KiB-16 MiB: ping-pong 128 KiB 8.5 vs 17.4 us, 4 MiB
-// 182 vs 370 us; bw 1 MiB 23 vs 12.7 GB/s; see docs/performance.md). The engine reads in
-// FABMPI_RNDV_CHUNK pieces (1 MiB by default), so CMA is only used for larger chunks. The price: the
-// data moves only while the sender polls (it is inside MPI), where CMA needs nothing from it.
-constexpr std::size_t kStreamReadMax = std::size_t{1} << 20;
-// Pieces a streamed read moves in: small enough that the two copies overlap well (measured at np=2,
-// ping-pong: 16 KiB pieces 5.0 / 36 / 158 us at 128 KiB / 1 MiB / 4 MiB; 64 KiB 6.7 / 41 / 168;
-// half a ring (128 KiB) 8.0 / 44 / 180; 4 KiB 5.9 / 48 / 171).
-constexpr std::size_t kStreamPiece = 16384;
-
 // Record types in the rings (kRecordEmpty and kRecordSkip are the ring's own).
 constexpr std::uint32_t kRecordMessage = 1;   // WireHeader + payload
 constexpr std::uint32_t kRecordPullAsk = 2;   // PullAsk: "send me these bytes of yours"
@@ -208,7 +196,7 @@ class NativeShm final : public ShmTransport {
           std::uint64_t token) override {
     const int j = local_index(peer);
     if (j < 0) return fail(MPI_ERR_INTERN, "native-shm: rank %d is not on this node", peer);
-    if (cma_ && bytes > kStreamReadMax) {
+    if (cma_) {
       // Synchronous single copy; the completion is reported from the next poll, never from inside
       // read() (the engine is still issuing the other chunks of this receive).
       completions_.emplace_back(token, cma_read(static_cast<std::size_t>(j), local, bytes, raddr));
@@ -459,7 +447,7 @@ int NativeShm::pump(std::size_t j, TransportSink* sink) {
       producers_[j].commit();
     } else {
       // Stream our exposed memory in pieces as large as the ring takes.
-      const std::size_t piece_max = std::min(kStreamPiece, producers_[j].max_payload() - sizeof(PullData));
+      const std::size_t piece_max = producers_[j].max_payload() - sizeof(PullData);
       bool blocked = false;
       while (o.offset < o.bytes) {
         const std::size_t n = std::min(piece_max, o.bytes - o.offset);

@@ -6,11 +6,10 @@
 // Per ordered pair of local ranks there is one single-producer single-consumer ring (pt2pt/shm_ring.hpp)
 // carrying WireHeader + eager payload; a receiver polls the next record of each inbound ring. A waiting rank may
 // sleep on a per-rank futex "doorbell"; senders that see its `sleeping` flag bump it and wake it.
-// Rendezvous data: expose() hands out the buffer's address; read() asks the sender's transport to
-// stream the bytes through the ring in 16 KiB pieces (two copies in parallel, measured faster than one
-// cross-memory-attach copy up to the default 1 MiB read size); reads larger than 1 MiB use
-// process_vm_readv from the sender's address space where CMA is permitted (checked once at startup
-// between neighbours; FABMPI_SHM_CMA=0 turns it off). The engine does not see the difference.
+// Rendezvous data moves in one copy with Linux cross-memory attach: expose() hands out the buffer's
+// address and read() is process_vm_readv from the sender's address space. If CMA is not permitted
+// (checked once at startup between neighbours, or FABMPI_SHM_CMA=0), read() instead asks the sender's
+// transport to stream the bytes through the ring (two copies); the engine does not see the difference.
 #pragma once
 
 #include <memory>
