@@ -35,7 +35,9 @@ SelectionKey make_key(Collective kind, const Comm& comm, std::size_t bytes, cons
     const auto w = static_cast<std::size_t>(comm.world_rank(r));
     return w < node.size() ? node[w] : 0;
   };
-  key.single_node = true;
+  // "single node" stands for "a shared-memory path between all members": with FABMPI_NETMOD=tcp the
+  // ranks of one node talk over sockets, and the network rules of the table apply.
+  key.single_node = comm.runtime().tunables().netmod != "tcp";
   for (int r = 1; r < comm.size() && key.single_node; ++r) key.single_node = node_of(r) == node_of(0);
   return key;
 }
