@@ -269,7 +269,7 @@ void ShmRegion::wake_peers() noexcept {
 }
 
 // A collective that only publishes (barrier) writes the flag without claiming the slot: a rank still
-// reading the slot's data from two collectives back has already seen the flag, and the data stays.
+// reading the slot's data from 32 collectives back has already seen the flag, and the data stays.
 void ShmRegion::publish(std::uint64_t seq) {
   flag(me_, seq).store(seq + 1, std::memory_order_release);
   wake_peers();
