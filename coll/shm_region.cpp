@@ -22,18 +22,6 @@ namespace {
 constexpr std::uint64_t kMagic = 0x66616263736d3031ull;  // "fabcsm01"
 constexpr std::size_t kLine = 64;
 constexpr int kPollsPerProgress = 64;
-// An oversubscribed rank waiting for a flag yields its core (sched_yield) rather than sleeping on its
-// doorbell at once as Runtime::yield_once does: the peers it waits for are usually a time slice away,
-// and a futex wake-up per flag costs more than they need (np=4 on 2 cores, 8 B: allreduce ~40 us
-// sleeping, ~6 us yielding). But when something outside the job competes for the core, one yield can
-// hand it a whole time slice (milliseconds), while a woken sleeper preempts it: so a yield that took
-// longer than kSlowYield switches this rank to sleeping for kSleepSpell, and any wait longer than
-// kYieldBeforeSleep sleeps. Measured under a parallel compile: yielding only, 1-4 ms per collective;
-// sleeping, 10-100 us.
-constexpr auto kYieldBeforeSleep = std::chrono::milliseconds(50);
-constexpr auto kSlowYield = std::chrono::microseconds(500);
-constexpr auto kSleepSpell = std::chrono::milliseconds(100);
-
 struct alignas(kLine) Header {
   std::uint64_t magic;
   std::uint64_t ranks;
@@ -222,16 +210,14 @@ void ShmRegion::wait_until(int writer, Ready ready) {
     for (int i = 0; i < kPollsPerProgress; ++i)
       if (ready()) return;
     if (!spin.spin()) {
+      // The runtime's idle policy (Runtime::yield_once): yield, or sleep on the doorbell; only a rank
+      // that may sleep tells the writer to wake it.
       const auto idle = spin.idle_time();
-      const auto now = std::chrono::steady_clock::now();
-      if (runtime_.oversubscribed() && idle < kYieldBeforeSleep && now >= sleep_until_ && !runtime_.needs_api_lock()) {
-        sched_yield();
-        if (std::chrono::steady_clock::now() - now > kSlowYield) sleep_until_ = now + kSleepSpell;
-      } else {
+      if (!runtime_.yields_instead_of_sleeping(idle)) {
         mine.value.store(static_cast<std::uint64_t>(writer) + 1, std::memory_order_relaxed);
         announced = true;
-        runtime_.yield_once(idle, [](const void* r) { return (*static_cast<const Ready*>(r))(); }, &ready);
       }
+      runtime_.yield_once(idle, [](const void* r) { return (*static_cast<const Ready*>(r))(); }, &ready);
       if (ready()) return;
     }
   }

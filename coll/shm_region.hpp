@@ -96,7 +96,6 @@ class ShmRegion final : public CommExtension {
   std::vector<std::uint64_t> seen_done_;  // per rank: the last value read from its `done` line
   std::vector<int> peer_world_;           // the members' world ranks (to wake them)
   std::vector<std::byte> scratch_;
-  std::chrono::steady_clock::time_point sleep_until_{};  // oversubscribed: sleep, don't yield, until then
 };
 
 // The region for this blocking call when selection picks the collective's `shm` algorithm for it and the

@@ -132,6 +132,30 @@ void Runtime::remove_progress_source(ProgressSource* source) {
                           progress_sources_.end());
 }
 
+namespace {
+// An oversubscribed rank yields its core (sched_yield) rather than sleeping on its doorbell: the peer
+// it waits for is usually a time slice away on the other core or next in line on this one, and a futex
+// wake-up per message costs more than that (np=4 on 2 cores, 8 B: ping-pong ~6.5 us sleeping vs
+// Open MPI's 0.4 us yielding; shm allreduce ~40 us vs ~6 us). But when something outside the job
+// competes for the core, one yield can hand it a whole time slice (milliseconds) while a woken sleeper
+// preempts it; so a yield that took longer than kSlowYield makes the rank sleep for kSleepSpell, and
+// any wait longer than kIdleBeforeSleep sleeps (measured under a parallel compile: yielding only,
+// 1-4 ms per collective; sleeping, 10-100 us). A rank that owns its core only yields (measured: on a
+// loaded machine, a rank that sleeps waits for a run-queue slot on every wake-up, ~1 ms per message,
+// while a yielding one keeps its share), and sleeps only after the same long idle stretch, so a rank
+// waiting on a peer that computes for seconds does not burn its core.
+constexpr auto kIdleBeforeSleep = std::chrono::milliseconds(50);
+constexpr auto kSlowYield = std::chrono::microseconds(500);
+constexpr auto kSleepSpell = std::chrono::milliseconds(100);
+// A sleep ends after this long even without a wake-up (progress not driven by a message).
+constexpr int kSleepMicros = 1000;
+}  // namespace
+
+bool Runtime::yields_instead_of_sleeping(std::chrono::steady_clock::duration idle_time) const noexcept {
+  if (needs_api_lock() || idle_time > kIdleBeforeSleep) return needs_api_lock();
+  return !oversubscribed_ || std::chrono::steady_clock::now() >= sleep_spell_until_;
+}
+
 void Runtime::yield_once(std::chrono::steady_clock::duration idle_time, bool (*ready)(const void*),
                          const void* ready_arg) {
   if (needs_api_lock()) {
@@ -141,16 +165,17 @@ void Runtime::yield_once(std::chrono::steady_clock::duration idle_time, bool (*r
     api_lock_.lock();
     return;
   }
-  // Oversubscribed: sleep until a peer's message wakes us (native shm only), so the ranks that have
-  // work get the cores; the timeout bounds what a wake-up that never comes (progress not driven by a
-  // message) can cost. A rank that owns its core only yields (measured: on a loaded machine, a rank
-  // that sleeps waits for a run-queue slot on every wake-up, ~1 ms per message, while a yielding one
-  // keeps its share), and sleeps only after a long idle stretch, so a rank waiting on a peer that
-  // computes for seconds does not burn its core.
-  constexpr int kSleepMicros = 1000;
-  constexpr auto kIdleBeforeSleep = std::chrono::milliseconds(50);
-  const bool may_sleep = oversubscribed_ || idle_time > kIdleBeforeSleep;
-  if (!may_sleep || !pt2pt_ || !pt2pt_->sleep_until_event(kSleepMicros, ready, ready_arg)) sched_yield();
+  if (yields_instead_of_sleeping(idle_time)) {
+    if (!oversubscribed_) {
+      sched_yield();
+      return;
+    }
+    const auto before = std::chrono::steady_clock::now();
+    sched_yield();
+    if (std::chrono::steady_clock::now() - before > kSlowYield) sleep_spell_until_ = before + kSleepSpell;
+    return;
+  }
+  if (!pt2pt_ || !pt2pt_->sleep_until_event(kSleepMicros, ready, ready_arg)) sched_yield();
 }
 
 void Runtime::wait(Request& request) { (void)wait_for(request, std::numeric_limits<double>::infinity()); }

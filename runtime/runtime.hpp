@@ -134,12 +134,16 @@ class Runtime {
   };
 
   // One idle step of a waiting loop that has been idle for `idle_time` (past its spin): yields the
-  // core, or sleeps until a peer's message when the rank is oversubscribed or has waited long (native
-  // shm only; see pt2pt::Engine::sleep_until_event).
+  // core, or sleeps until a peer's message when the rank has waited long or yielding has turned out
+  // slow on an oversubscribed node (native shm only; see pt2pt::Engine::sleep_until_event and
+  // yields_instead_of_sleeping).
   // `ready` (may be null) is checked once more before sleeping (a shared-memory flag whose writer wakes
   // us; coll/shm_region.cpp).
   void yield_once(std::chrono::steady_clock::duration idle_time = {}, bool (*ready)(const void*) = nullptr,
                   const void* ready_arg = nullptr);
+  // Whether yield_once(idle_time) will only yield, not sleep (a waiter announces itself to the rank
+  // that must wake it only before a step that may sleep).
+  bool yields_instead_of_sleeping(std::chrono::steady_clock::duration idle_time) const noexcept;
 
   // The context ids this process has in use (runtime/context_ids.hpp); communicator creation
   // (runtime/comm_create.cpp) agrees on a new one with the other members. Shared with the
@@ -169,6 +173,8 @@ class Runtime {
   ErrorRegistry errors_;
   std::recursive_mutex api_lock_;
   bool oversubscribed_ = false;
+  // Oversubscribed: until then, waiting ranks sleep rather than yield (a recent yield was slow).
+  std::chrono::steady_clock::time_point sleep_spell_until_{};
   bool finalized_ = false;
 };
 
