@@ -138,15 +138,21 @@ namespace {
 // wake-up per message costs more than that (np=4 on 2 cores, 8 B: ping-pong ~6.5 us sleeping vs
 // Open MPI's 0.4 us yielding; shm allreduce ~40 us vs ~6 us). But when something outside the job
 // competes for the core, one yield can hand it a whole time slice (milliseconds) while a woken sleeper
-// preempts it; so a yield that took longer than kSlowYield makes the rank sleep for kSleepSpell, and
-// any wait longer than kIdleBeforeSleep sleeps (measured under a parallel compile: yielding only,
-// 1-4 ms per collective; sleeping, 10-100 us). A rank that owns its core only yields (measured: on a
+// preempts it; so a yield that took longer than kSlowYield makes the rank sleep for a spell, and any
+// wait longer than kIdleBeforeSleep sleeps (measured under a parallel compile: yielding only, 1-4 ms
+// per collective; sleeping, 10-100 us). The spell starts short (a sibling rank that computed for a
+// millisecond says little; measured at np=4 on an idle machine, 100 ms spells put 8 B allreduce at
+// 20-35 us instead of 3-4 us) and doubles while slow yields keep following spells (two busy loops
+// outside the job: 16-rank ring 270-315 us per step with fixed 5 ms spells, 49-61 us with 100 ms). A rank that owns its core only yields (measured: on a
 // loaded machine, a rank that sleeps waits for a run-queue slot on every wake-up, ~1 ms per message,
 // while a yielding one keeps its share), and sleeps only after the same long idle stretch, so a rank
 // waiting on a peer that computes for seconds does not burn its core.
 constexpr auto kIdleBeforeSleep = std::chrono::milliseconds(50);
-constexpr auto kSlowYield = std::chrono::microseconds(500);
-constexpr auto kSleepSpell = std::chrono::milliseconds(100);
+constexpr auto kSlowYield = std::chrono::microseconds(1000);
+constexpr auto kFirstSleepSpell = std::chrono::milliseconds(5);
+constexpr auto kLongestSleepSpell = std::chrono::milliseconds(160);
+// A slow yield this soon after a spell ended continues it (with twice the length).
+constexpr auto kSpellMemory = std::chrono::milliseconds(50);
 // A sleep ends after this long even without a wake-up (progress not driven by a message).
 constexpr int kSleepMicros = 1000;
 }  // namespace
@@ -172,7 +178,12 @@ void Runtime::yield_once(std::chrono::steady_clock::duration idle_time, bool (*r
     }
     const auto before = std::chrono::steady_clock::now();
     sched_yield();
-    if (std::chrono::steady_clock::now() - before > kSlowYield) sleep_spell_until_ = before + kSleepSpell;
+    if (std::chrono::steady_clock::now() - before > kSlowYield) {
+      const bool persisting = before - sleep_spell_until_ < kSpellMemory;
+      sleep_spell_ = persisting ? std::min<std::chrono::steady_clock::duration>(2 * sleep_spell_, kLongestSleepSpell)
+                                : std::chrono::steady_clock::duration(kFirstSleepSpell);
+      sleep_spell_until_ = before + sleep_spell_;
+    }
     return;
   }
   if (!pt2pt_ || !pt2pt_->sleep_until_event(kSleepMicros, ready, ready_arg)) sched_yield();

@@ -175,6 +175,7 @@ class Runtime {
   bool oversubscribed_ = false;
   // Oversubscribed: until then, waiting ranks sleep rather than yield (a recent yield was slow).
   std::chrono::steady_clock::time_point sleep_spell_until_{};
+  std::chrono::steady_clock::duration sleep_spell_{};
   bool finalized_ = false;
 };
 
