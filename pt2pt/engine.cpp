@@ -706,6 +706,14 @@ void Engine::wake_native(const int* world_ranks, std::size_t count, bool strict)
   if (impl_->native) impl_->native->wake(world_ranks, count, strict);
 }
 
+void Engine::note_idle_yield(std::uint64_t now_ns) noexcept {
+  if (impl_->native) impl_->native->note_idle_yield(now_ns);
+}
+
+bool Engine::local_peers_idle_since(std::uint64_t since_ns) const noexcept {
+  return !impl_->native || impl_->native->peers_idle_since(since_ns);
+}
+
 Rc Engine::quiesce() {
   // Rendezvous sends wait for the receiver's fin; this also keeps serving its reads (manual progress).
   auto busy = [&] {

@@ -92,6 +92,10 @@ class Engine : public ProgressSource {
   // Wakes those of these world ranks (reached natively) that sleep in sleep_until_event. `strict`:
   // fence first (see ShmTransport::wake).
   void wake_native(const int* world_ranks, std::size_t count, bool strict) noexcept;
+  // See ShmTransport::note_idle_yield / peers_idle_since; without native shared memory nothing is
+  // recorded and every local rank counts as idle.
+  void note_idle_yield(std::uint64_t now_ns) noexcept;
+  bool local_peers_idle_since(std::uint64_t since_ns) const noexcept;
   // MPI_Finalize, before the closing fence: progresses until every send this process started has left
   // its buffers (transport completions received), so peers can still receive it after we stop polling.
   Rc quiesce();

@@ -70,6 +70,7 @@ struct alignas(kRingAlign) SegmentHeader {
 struct alignas(kRingAlign) RankSlot {
   std::atomic<std::uint32_t> doorbell;  // a futex: bumped by a sender that finds this rank sleeping
   std::atomic<std::uint32_t> sleeping;  // the rank may be waiting on the doorbell: senders must wake it
+  std::atomic<std::uint64_t> yielded_ns;  // steady clock of this rank's last idle yield (Runtime::yield_once)
   std::atomic<std::uint32_t> cma_ok;
   std::int32_t pid;
   std::uint64_t probe_addr;  // a word holding kProbeValue in this rank's memory
@@ -256,6 +257,20 @@ class NativeShm final : public ShmTransport {
         syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&s->doorbell), FUTEX_WAKE, 1, nullptr, nullptr, 0);
       }
     }
+  }
+
+  void note_idle_yield(std::uint64_t now_ns) noexcept override {
+    slot(me_)->yielded_ns.store(now_ns, std::memory_order_relaxed);
+  }
+
+  bool peers_idle_since(std::uint64_t since_ns) const noexcept override {
+    for (std::size_t j = 0; j < local_count_; ++j) {
+      if (j == me_) continue;
+      const RankSlot* s = slot(j);
+      if (s->yielded_ns.load(std::memory_order_relaxed) < since_ns && !s->sleeping.load(std::memory_order_relaxed))
+        return false;
+    }
+    return true;
   }
 
   bool sleep_until_message(int timeout_us, bool (*ready)(const void*), const void* ready_arg) override {

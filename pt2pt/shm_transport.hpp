@@ -49,6 +49,11 @@ class ShmTransport : public Transport {
   // publishing what they wait for: one fence (`strict`), then one shared load per rank. Without the
   // fence a rank that goes to sleep just as we publish may be missed and sleep out its timeout.
   virtual void wake(const int* world_ranks, std::size_t count, bool strict) noexcept = 0;
+  // Idle yields, for telling a core taken by another job from one used by a busy local rank: this rank
+  // records when it yielded; peers_idle_since says whether every other local rank has yielded since
+  // `since_ns` or sleeps (steady-clock nanoseconds, comparable across processes).
+  virtual void note_idle_yield(std::uint64_t now_ns) noexcept = 0;
+  virtual bool peers_idle_since(std::uint64_t since_ns) const noexcept = 0;
 };
 
 }  // namespace fabmpi::pt2pt
