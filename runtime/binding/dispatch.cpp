@@ -74,13 +74,27 @@ namespace {
   std::_Exit(exit_code);
 }
 
+// The rank for the fatal-error line of a call that failed before MPI_Init completed (MPI_Init itself,
+// or a call made before it): what the launcher told us (PMI_RANK; RANK under torchrun), else 0 (a
+// singleton).
+int rank_before_init() {
+  for (const char* name : {"PMI_RANK", "RANK"}) {
+    const char* value = env_lookup(name);
+    if (value == nullptr || *value == '\0') continue;
+    char* end = nullptr;
+    const long rank = std::strtol(value, &end, 10);
+    if (*end == '\0' && rank >= 0 && rank < (1L << 30)) return static_cast<int>(rank);
+  }
+  return 0;
+}
+
 }  // namespace
 
 int ApiCall::finish(Rc rc) {
   if (rc.ok()) return MPI_SUCCESS;
   int code = rc.code();
   Library& lib = library();
-  if (lib.state != LibraryState::initialized) abort_job(-1, name_, code, last_failure_reason());
+  if (lib.state != LibraryState::initialized) abort_job(rank_before_init(), name_, code, last_failure_reason());
   CommRef target = error_comm_ ? error_comm_ : lib.runtime->world();
   const ErrhandlerRef handler = target->errhandler;
   const std::string reason = last_failure_reason();

@@ -1,12 +1,19 @@
-/* Rank 1 (or 0 on one rank) makes an erroneous call under the default MPI_ERRORS_ARE_FATAL handler while
+/* Rank 1 (or 0 on one rank) makes an erroneous call (or, for "preinit", a call before MPI_Init) under the default MPI_ERRORS_ARE_FATAL handler while
  * the other ranks wait in a receive that will never complete. The job must end with one message naming
  * the rank, the function and the reason, and a non-zero exit status. */
 #include <mpi.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 int main(int argc, char **argv) {
     const char *what = argc > 1 ? argv[1] : "rank";
+    if (strcmp(what, "preinit") == 0) {
+        /* A call before MPI_Init on rank 1 (the launcher's PMI_RANK): the line must still name it. */
+        const char *pmi_rank = getenv("PMI_RANK");
+        int early;
+        if (pmi_rank && atoi(pmi_rank) == 1) MPI_Comm_rank(MPI_COMM_WORLD, &early);
+    }
     MPI_Init(&argc, &argv);
     int rank, size, buf = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);

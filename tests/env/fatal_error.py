@@ -12,6 +12,7 @@ cases = [  # (argument, np, function, class, words expected in the reason)
     ("root", 4, "MPI_Bcast", "MPI_ERR_ROOT", "root"),
     ("op", 2, "MPI_Allreduce", "MPI_ERR_OP", "MPI_OP_NULL"),
     ("comm", 1, "MPI_Barrier", "MPI_ERR_COMM", "MPI_COMM_NULL"),
+    ("preinit", 2, "MPI_Comm_rank", "MPI_ERR_OTHER", "before MPI_Init"),
 ]
 failures = 0
 for arg, np, func, cls, words in cases:
