@@ -2,6 +2,7 @@
 
 #include <poll.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -99,6 +100,7 @@ class JobRunner {
   // The first failure decides the message and the exit status; every failure starts the teardown.
   void fail(int exit_code, const std::string& message, int signal_to_send = SIGTERM);
   void begin_teardown(int sig);
+  void remove_shared_memory_left_behind();
   bool all_reaped() const;
   bool output_open() const;
   RankSlot* slot_of(int rank) { return &ranks_[static_cast<std::size_t>(rank)]; }
@@ -448,6 +450,17 @@ void JobRunner::loop() {
   }
 }
 
+// A node's native shared-memory segment is unlinked by the last of its ranks to map it; ranks killed
+// before that (a rank that dies during MPI_Init, the teardown of a failed job) leave it in /dev/shm. Its
+// name went through our PMI server, so once every rank is reaped we remove whatever is left. Only names
+// of fabmpi's own form, and only here: every rank of a job runs on this machine (the local launcher).
+void JobRunner::remove_shared_memory_left_behind() {
+  for (const std::string& name : server_.values_with_prefix("fabmpi-shm-node-")) {
+    if (!name.starts_with("/fabmpi-") || name.find('/', 1) != std::string::npos) continue;
+    if (::shm_unlink(name.c_str()) == 0) FABMPI_LOG(debug, launcher, "removed %s left behind by the job", name.c_str());
+  }
+}
+
 int JobRunner::run() {
   sigset_t set;
   sigemptyset(&set);
@@ -461,6 +474,7 @@ int JobRunner::run() {
   start_ranks();
   loop();
   ranks_.clear();  // RankProcess destructors: SIGKILL to every group (already empty) and reap
+  remove_shared_memory_left_behind();
   if (exit_code_) return *exit_code_;
   return first_nonzero_after_finalize_;
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Runs fatal_error under mpirun for each kind of bad argument and checks the job's end: non-zero exit,
 exactly one fabmpi error line naming rank, function, reason and error class, torn down within a few
-seconds, and no process of the job left behind."""
+seconds, and no process of the job (nor its shared-memory segment) left behind."""
 import os, subprocess, sys, time
 
 mpirun, prog = sys.argv[1], sys.argv[2]
@@ -14,8 +14,19 @@ cases = [  # (argument, np, function, class, words expected in the reason)
     ("comm", 1, "MPI_Barrier", "MPI_ERR_COMM", "MPI_COMM_NULL"),
     ("preinit", 2, "MPI_Comm_rank", "MPI_ERR_OTHER", "before MPI_Init"),
 ]
+def dead_segments():
+    """fabmpi shared-memory segments in /dev/shm whose creator (the pid in the name) is gone."""
+    found = set()
+    for name in os.listdir("/dev/shm"):
+        parts = name.split("-")
+        if len(parts) == 3 and parts[0] == "fabmpi" and parts[1].isdigit() and not os.path.exists(f"/proc/{parts[1]}"):
+            found.add(name)
+    return found
+
+
 failures = 0
 for arg, np, func, cls, words in cases:
+    segments_before = dead_segments()
     marker = f"fabmpi-fatal-{os.getpid()}-{arg}"
     env = dict(os.environ, FABMPI_TEST_MARKER=marker)
     start = time.time()
@@ -43,6 +54,9 @@ for arg, np, func, cls, words in cases:
             pass
     if leftovers:
         problems.append(f"processes left: {leftovers}")
+    left_in_shm = dead_segments() - segments_before
+    if left_in_shm:
+        problems.append(f"/dev/shm segments left: {sorted(left_in_shm)}")
     status = "ok" if not problems else "FAIL"
     failures += bool(problems)
     print(f"{status}: {arg} (np {np}, exit {p.returncode}, {took:.2f} s) {'; '.join(problems)}")
