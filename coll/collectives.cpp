@@ -2,6 +2,7 @@
 // when the datatype is contiguous, else staging copies that are unpacked when the collective
 // completes), block layouts, the selection key, and the start of the schedule.
 #include "coll/collectives.hpp"
+#include "coll/shm_collectives.hpp"
 
 #include <algorithm>
 #include <numeric>
@@ -22,7 +23,9 @@ std::shared_ptr<CollRequest> new_request(const CommRef& comm, std::initializer_l
   return request;
 }
 
-SelectionKey make_key(Collective kind, const Comm& comm, std::size_t bytes, const Op* op, bool in_place) {
+}  // namespace
+
+SelectionKey call_key(Collective kind, const Comm& comm, std::size_t bytes, const Op* op, bool in_place) {
   SelectionKey key;
   key.collective = kind;
   key.comm_size = comm.size();
@@ -30,6 +33,13 @@ SelectionKey make_key(Collective kind, const Comm& comm, std::size_t bytes, cons
   key.commutative = op ? op->commutative() : true;
   key.builtin_op = op ? op->builtin() : true;
   key.in_place = in_place;
+  return key;
+}
+
+namespace {
+
+SelectionKey make_key(Collective kind, const Comm& comm, std::size_t bytes, const Op* op, bool in_place) {
+  SelectionKey key = call_key(kind, comm, bytes, op, in_place);
   const std::vector<int>& node = comm.runtime().node_of_rank();
   const auto node_of = [&](int r) {
     const auto w = static_cast<std::size_t>(comm.world_rank(r));

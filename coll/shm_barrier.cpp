@@ -9,19 +9,8 @@
 
 namespace fabmpi::coll {
 
-SelectionKey shm_key(Collective kind, const Comm& comm, std::size_t bytes, const Op* op, bool in_place) {
-  SelectionKey key;
-  key.collective = kind;
-  key.comm_size = comm.size();
-  key.bytes = bytes;
-  key.commutative = op ? op->commutative() : true;
-  key.builtin_op = op ? op->builtin() : true;
-  key.in_place = in_place;
-  return key;
-}
-
 Rc shm_barrier(const CommRef& comm, bool* done) {
-  ShmRegion* region = shm_region_for(comm, shm_key(Collective::barrier, *comm, 0, nullptr, false), 0);
+  ShmRegion* region = shm_region_for(comm, call_key(Collective::barrier, *comm, 0, nullptr, false), 0);
   if (!region) return Rc();
   const std::uint64_t seq = region->begin();
   region->publish(seq);

@@ -26,7 +26,8 @@ Rc shm_scatter(const CommRef& comm, const void* sendbuf, int sendcount, const Da
 Rc shm_alltoall(const CommRef& comm, const void* sendbuf, int sendcount, const DatatypeRef& sendtype, void* recvbuf,
                 int recvcount, const DatatypeRef& recvtype, bool* done);
 
-// The selection key of a call (the same fields coll/collectives.cpp fills, but for the fast path).
-SelectionKey shm_key(Collective kind, const Comm& comm, std::size_t bytes, const Op* op, bool in_place);
+// The selection key of a call, without the locality fields: coll/collectives.cpp adds single_node,
+// shm_region_for sets shm (a call that reaches the region is on one node by construction).
+SelectionKey call_key(Collective kind, const Comm& comm, std::size_t bytes, const Op* op, bool in_place);
 
 }  // namespace fabmpi::coll

@@ -31,7 +31,7 @@ Rc shm_gather(const CommRef& comm, const void* sendbuf, int sendcount, const Dat
   const auto p = static_cast<std::size_t>(comm->size());
   const std::size_t block = is_root ? static_cast<std::size_t>(recvcount) * recvtype->size()
                                     : static_cast<std::size_t>(sendcount) * sendtype->size();
-  ShmRegion* region = shm_region_for(comm, shm_key(Collective::gather, *comm, block * p, nullptr, false), block);
+  ShmRegion* region = shm_region_for(comm, call_key(Collective::gather, *comm, block * p, nullptr, false), block);
   if (!region) return Rc();
   const std::uint64_t seq = region->begin();
   if (!is_root) {

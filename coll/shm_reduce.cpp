@@ -42,7 +42,7 @@ Rc shm_reduction(Collective kind, const CommRef& comm, const void* sendbuf, void
   const std::size_t n = static_cast<std::size_t>(count);
   const std::size_t bytes = n * type->size();
   const bool key_in_place = in_place && kind != Collective::reduce;  // only the root knows for reduce
-  ShmRegion* region = shm_region_for(comm, shm_key(kind, *comm, bytes, op.get(), key_in_place), bytes);
+  ShmRegion* region = shm_region_for(comm, call_key(kind, *comm, bytes, op.get(), key_in_place), bytes);
   if (!region) return Rc();
   const std::uint64_t seq = region->begin();
   const int me = region->rank();
@@ -91,7 +91,7 @@ Rc shm_reduce_scatter_block(const CommRef& comm, const void* sendbuf, void* recv
   const std::size_t n = static_cast<std::size_t>(recvcount);
   const std::size_t block = n * type->size();
   ShmRegion* region =
-      shm_region_for(comm, shm_key(Collective::reduce_scatter_block, *comm, block * p, op.get(), in_place), block * p);
+      shm_region_for(comm, call_key(Collective::reduce_scatter_block, *comm, block * p, op.get(), in_place), block * p);
   if (!region) return Rc();
   const std::uint64_t seq = region->begin();
   const int me = region->rank();

@@ -13,7 +13,7 @@ Rc shm_scatter(const CommRef& comm, const void* sendbuf, int sendcount, const Da
   const auto p = static_cast<std::size_t>(comm->size());
   const std::size_t block = is_root ? static_cast<std::size_t>(sendcount) * sendtype->size()
                                     : static_cast<std::size_t>(recvcount) * recvtype->size();
-  ShmRegion* region = shm_region_for(comm, shm_key(Collective::scatter, *comm, block * p, nullptr, false), block * p);
+  ShmRegion* region = shm_region_for(comm, call_key(Collective::scatter, *comm, block * p, nullptr, false), block * p);
   if (!region) return Rc();
   const std::uint64_t seq = region->begin();
   if (is_root) {

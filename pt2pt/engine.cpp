@@ -408,6 +408,17 @@ Rc Engine::Impl::start_recv(void* buf, std::size_t count, const DatatypeRef& typ
   }
   const std::size_t capacity = count * type->size();
   const Envelope pattern{comm.context_id(), static_cast<std::uint8_t>(channel), source, tag};
+  // The receive object, for a message that is not (entirely) here yet.
+  auto make_recv_op = [&] {
+    RecvOpRef op = new_recv_op();
+    op->request = &request;
+    op->owner = owner;
+    op->buf = buf;
+    op->count = count;
+    op->type = type;
+    op->capacity = capacity;
+    return op;
+  };
   if (!unexpected.empty()) {
     if (std::optional<ArrivalRef> arrived = unexpected.take_first_matching(pattern)) {
       const Arrival& a = **arrived;
@@ -416,25 +427,12 @@ Rc Engine::Impl::start_recv(void* buf, std::size_t count, const DatatypeRef& typ
         deliver_eager(request, buf, count, *type, capacity, a.header, a.payload.data(), a.payload.size());
         return Rc();
       }
-      RecvOpRef op = new_recv_op();
-      op->request = &request;
-      op->owner = owner;
-      op->buf = buf;
-      op->count = count;
-      op->type = type;
-      op->capacity = capacity;
+      RecvOpRef op = make_recv_op();
       deliver(op, a.header, a.payload.data(), a.payload.size());
       return Rc();
     }
   }
-  RecvOpRef op = new_recv_op();
-  op->request = &request;
-  op->owner = owner;
-  op->buf = buf;
-  op->count = count;
-  op->type = type;
-  op->capacity = capacity;
-  posted.push(pattern, std::move(op));
+  posted.push(pattern, make_recv_op());
   return Rc();
 }
 
