@@ -14,6 +14,13 @@ int main(int argc, char **argv) {
         int early;
         if (pmi_rank && atoi(pmi_rank) == 1) MPI_Comm_rank(MPI_COMM_WORLD, &early);
     }
+    if (strcmp(what, "provider") == 0) {
+        /* Rank 1 opens another libfabric provider for the network path than the others: its first send
+         * must fail with a message naming both, not hang on a connection that cannot be made. */
+        const char *pmi_rank = getenv("PMI_RANK");
+        setenv("FABMPI_NETMOD", "tcp", 1);
+        setenv("FABMPI_TCP_PROVIDER", pmi_rank && atoi(pmi_rank) == 1 ? "tcp;ofi_rxm" : "net", 1);
+    }
     MPI_Init(&argc, &argv);
     int rank, size, buf = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -26,6 +33,7 @@ int main(int argc, char **argv) {
         if (strcmp(what, "root") == 0) MPI_Bcast(&buf, 1, MPI_INT, size, MPI_COMM_WORLD);
         if (strcmp(what, "op") == 0) MPI_Allreduce(&buf, &buf, 1, MPI_INT, MPI_OP_NULL, MPI_COMM_WORLD);
         if (strcmp(what, "comm") == 0) MPI_Barrier(MPI_COMM_NULL);
+        if (strcmp(what, "provider") == 0) MPI_Send(&buf, 1, MPI_INT, 0, 0, MPI_COMM_WORLD);
     } else {
         MPI_Recv(&buf, 1, MPI_INT, culprit, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     }

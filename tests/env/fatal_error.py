@@ -13,6 +13,7 @@ cases = [  # (argument, np, function, class, words expected in the reason)
     ("op", 2, "MPI_Allreduce", "MPI_ERR_OP", "MPI_OP_NULL"),
     ("comm", 1, "MPI_Barrier", "MPI_ERR_COMM", "MPI_COMM_NULL"),
     ("preinit", 2, "MPI_Comm_rank", "MPI_ERR_OTHER", "before MPI_Init"),
+    ("provider", 2, "MPI_Send", "MPI_ERR_OTHER", 'provider "net"'),
 ]
 def dead_segments():
     """fabmpi shared-memory segments in /dev/shm whose creator (the pid in the name) is gone."""
