@@ -140,3 +140,50 @@ TEST_CASE("shm ring: two threads, back-pressure and order under concurrency") {
   REQUIRE(ok);
   REQUIRE(expected == kCount);
 }
+
+TEST_CASE("shm ring: stale payload shaped like record headers is never read as a record") {
+  // Every cache line inside each payload carries what looks like a published header (bytes 8, type 1)
+  // where a later lap's record may start; the consumer must only ever see the records put.
+  TestRing ring(4096);
+  auto p = ring.producer();
+  auto c = ring.consumer();
+  const std::size_t sizes[] = {2040, 120, 700, 56, 1000, 8, 1500};
+  auto put_forged = [&](std::uint32_t value, std::size_t bytes) {
+    unsigned char* d = p.reserve(bytes, 1);
+    if (!d) return false;
+    std::memset(d, static_cast<int>(value & 0xff), bytes);
+    const RecordHeader forged{8, 1};
+    for (std::size_t line = 64; line <= bytes; line += 64)  // header of the line at record offset `line`
+      std::memcpy(d + line - sizeof(RecordHeader), &forged, sizeof forged);
+    std::memcpy(d, &value, 4);
+    p.commit();
+    return true;
+  };
+  std::uint32_t next_put = 0, next_take = 0;
+  for (int round = 0; round < 3000; ++round) {
+    const std::size_t n = sizes[round % 7];
+    while (!put_forged(next_put, n)) {
+      const RecordHeader* r = c.peek();
+      REQUIRE(r != nullptr);
+      REQUIRE(r->bytes == sizes[next_take % 7]);
+      std::uint32_t value = 0;
+      std::memcpy(&value, r + 1, 4);
+      REQUIRE(value == next_take);
+      c.pop(r);
+      ++next_take;
+    }
+    ++next_put;
+    // Drain completely now and then so the consumer sits at every kind of position.
+    if (round % 11 == 0)
+      while (next_take < next_put) {
+        const RecordHeader* r = c.peek();
+        REQUIRE(r != nullptr);
+        std::uint32_t value = 0;
+        std::memcpy(&value, r + 1, 4);
+        REQUIRE(value == next_take);
+        c.pop(r);
+        ++next_take;
+        REQUIRE((next_take < next_put || c.peek() == nullptr));
+      }
+  }
+}
