@@ -31,7 +31,7 @@ ROOT = os.path.dirname(HERE)
 MPI_PROGRAMS = ["osu_style", "coll", "init_finalize"]
 COLLECTIVES = ["barrier", "bcast", "reduce", "allreduce", "allgather", "gather", "scatter",
                "reduce_scatter_block", "alltoall"]
-FI_PROVIDERS = ["shm", "tcp;ofi_rxm"]
+FI_PROVIDERS = ["shm", "net", "tcp;ofi_rxm"]  # net: what fabmpi uses between nodes where libfabric has it
 
 
 def log(msg):
