@@ -253,6 +253,9 @@ Rc Engine::Impl::open(Engine*) {
     o.max_message = sizeof(WireHeader) + native_eager_max;
     o.ring_bytes = t.shm_ring;
     o.allow_cma = t.shm_cma;
+    // Streaming needs the sender on a core of its own while it serves the read; oversubscribed, the
+    // receiver's single copy (CMA) does not wait for a descheduled sender.
+    o.stream_reads = t.shm_stream && !runtime.oversubscribed();
     FABMPI_TRY(ShmTransport::prepare(o, boot, &native));
   }
   if (need_tcp) {

@@ -6,10 +6,12 @@
 // Per ordered pair of local ranks there is one single-producer single-consumer ring (pt2pt/shm_ring.hpp)
 // carrying WireHeader + eager payload; a receiver polls the next record of each inbound ring. A waiting rank may
 // sleep on a per-rank futex "doorbell"; senders that see its `sleeping` flag bump it and wake it.
-// Rendezvous data moves in one copy with Linux cross-memory attach: expose() hands out the buffer's
-// address and read() is process_vm_readv from the sender's address space. If CMA is not permitted
-// (checked once at startup between neighbours, or FABMPI_SHM_CMA=0), read() instead asks the sender's
-// transport to stream the bytes through the ring (two copies); the engine does not see the difference.
+// Rendezvous data: expose() hands out the buffer's address; read() asks the sender's transport to stream
+// the bytes through the ring (it copies in while we copy out, on two cores at once), and takes a read
+// over with Linux cross-memory attach (process_vm_readv, one copy) when the sender stays silent for
+// 200 us. Ranks that outnumber the cores (or FABMPI_SHM_STREAM=0) read with CMA directly. If CMA is not
+// permitted (checked once at startup between neighbours, or FABMPI_SHM_CMA=0), reads always stream. The
+// engine does not see the difference.
 #pragma once
 
 #include <memory>
@@ -28,6 +30,9 @@ struct ShmOptions {
   std::size_t max_message = 0;       // largest header + payload send() carries (eager limit + header)
   std::size_t ring_bytes = 65536;    // per pair; rounded up to a power of two that fits two messages
   bool allow_cma = true;             // false: always stream rendezvous data through the rings
+  // Stream rendezvous data through the rings even where CMA works (each of the two ranks copies once,
+  // in parallel), CMA only for a sender that does not answer: for ranks that each have a core.
+  bool stream_reads = true;
 };
 
 class ShmTransport : public Transport {
@@ -36,7 +41,7 @@ class ShmTransport : public Transport {
   static Rc prepare(const ShmOptions& options, Bootstrap& boot, std::unique_ptr<ShmTransport>* out);
   // After the fence: maps the segment, waits for the node's other ranks, checks CMA.
   virtual Rc attach(Bootstrap& boot) = 0;
-  // Whether rendezvous reads use process_vm_readv (false: streamed through the rings).
+  // Whether cross-memory attach (process_vm_readv) is usable between this node's ranks.
   virtual bool single_copy() const noexcept = 0;
   // Blocks (futex on this rank's doorbell) until a peer publishes to us or the timeout passes. Returns
   // false without blocking when local work is pending (a queued send waits for ring space, which no
