@@ -455,7 +455,7 @@ void JobRunner::loop() {
 // name went through our PMI server, so once every rank is reaped we remove whatever is left. Only names
 // of fabmpi's own form, and only here: every rank of a job runs on this machine (the local launcher).
 void JobRunner::remove_shared_memory_left_behind() {
-  for (const std::string& name : server_.values_with_prefix("fabmpi-shm-node-")) {
+  for (const std::string& name : server_.bootstrap_values_with_prefix("fabmpi-shm-node-")) {
     if (!name.starts_with("/fabmpi-") || name.find('/', 1) != std::string::npos) continue;
     if (::shm_unlink(name.c_str()) == 0) FABMPI_LOG(debug, launcher, "removed %s left behind by the job", name.c_str());
   }

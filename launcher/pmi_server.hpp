@@ -52,13 +52,10 @@ class PmiServer {
   bool connected(int rank) const { return state(rank).connected; }
   int ranks_in_barrier() const { return in_barrier_; }
   std::size_t kvs_entries() const { return kvs_.size(); }
-  // The values of every key that starts with `prefix` (mpirun's cleanup after the job).
-  std::vector<std::string> values_with_prefix(std::string_view prefix) const {
-    std::vector<std::string> out;
-    for (auto it = kvs_.lower_bound(prefix); it != kvs_.end() && it->first.starts_with(prefix); ++it)
-      out.push_back(it->second);
-    return out;
-  }
+  // The values fabmpi ranks stored (through their bootstrap layer, which hex-encodes a value and splits
+  // it over keys k, k#1, ...: runtime/pmi_client.cpp) under every key that starts with `prefix`; values
+  // not in that form are skipped. For mpirun's cleanup after the job.
+  std::vector<std::string> bootstrap_values_with_prefix(std::string_view prefix) const;
 
  private:
   struct RankState {

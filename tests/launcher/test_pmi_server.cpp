@@ -169,3 +169,15 @@ TEST_CASE("pmi server: hostile bytes never crash it", "[pmi]") {
   for (std::size_t i = 0; i < noise.size(); i += 97) s.feed(1, std::string_view(noise).substr(i, 97), &a);
   SUCCEED();
 }
+
+TEST_CASE("pmi server: bootstrap values under a prefix are reassembled and decoded", "[pmi]") {
+  PmiServer s = make_server(2);
+  // "/fabmpi-1-ab" hex-encoded in one part; a second name split over k and k#1; a value of another form.
+  ask(s, 0, "cmd=put kvsname=kvs_test key=fabmpi-shm-node-0 value=1:2f6661626d70692d312d6162\n");
+  ask(s, 1, "cmd=put kvsname=kvs_test key=fabmpi-shm-node-1 value=2:2f6661626d\n");
+  ask(s, 1, "cmd=put kvsname=kvs_test key=fabmpi-shm-node-1#1 value=70692d322d6364\n");
+  ask(s, 1, "cmd=put kvsname=kvs_test key=fabmpi-shm-node-2 value=plain\n");
+  ask(s, 1, "cmd=put kvsname=kvs_test key=fabmpi-shm-node-3 value=2:2f66\n");  // part 1 missing
+  ask(s, 1, "cmd=put kvsname=kvs_test key=other value=1:2f\n");
+  CHECK(s.bootstrap_values_with_prefix("fabmpi-shm-node-") == std::vector<std::string>{"/fabmpi-1-ab", "/fabmpi-2-cd"});
+}
