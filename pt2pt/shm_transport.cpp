@@ -360,6 +360,18 @@ class NativeShm final : public ShmTransport {
 
   // Moves queued items to peer j's ring while they fit. Returns items that left the queue.
   int pump(std::size_t j, TransportSink* sink);
+  // Drops the item of `kind` for `token` from peer j's queue (a pull being withdrawn or cancelled);
+  // whether it was there.
+  bool unqueue(std::size_t j, Outgoing::Kind kind, std::uint64_t token) {
+    auto& queue = outgoing_[j];
+    for (auto q = queue.begin(); q != queue.end(); ++q)
+      if (q->kind == kind && q->token == token) {
+        queue.erase(q);
+        --queued_;
+        return true;
+      }
+    return false;
+  }
   int drain(std::size_t j, TransportSink& sink);
 
   ShmOptions options_;
@@ -584,13 +596,7 @@ int NativeShm::drain(std::size_t j, TransportSink& sink) {
         // The reader took this read over with CMA: stop streaming it (it may be in the queue still).
         PullCancel cancel;
         std::memcpy(&cancel, p, sizeof cancel);
-        auto& queue = outgoing_[j];
-        for (auto q = queue.begin(); q != queue.end(); ++q)
-          if (q->kind == Outgoing::Kind::pull_data && q->token == cancel.token) {
-            queue.erase(q);
-            --queued_;
-            break;
-          }
+        unqueue(j, Outgoing::Kind::pull_data, cancel.token);
         break;
       }
       case kRecordPullData: {
@@ -656,23 +662,14 @@ int NativeShm::take_over_stalled_reads(TransportSink& sink) {
     if (it == pull_reads_.end()) continue;
     const PullRead pr = it->second;
     pull_reads_.erase(it);
-    auto& queue = outgoing_[pr.peer];
     // Not asked yet (our ring to the owner was full): withdraw the ask; else tell the owner to stop,
     // ahead of the FIN the engine sends once this read completes (the owner must not read the send
     // buffer after that). Pieces already on their way are dropped on arrival (unknown token).
-    bool withdrawn = false;
-    for (auto q = queue.begin(); q != queue.end(); ++q)
-      if (q->kind == Outgoing::Kind::pull_ask && q->token == token) {
-        queue.erase(q);
-        --queued_;
-        withdrawn = true;
-        break;
-      }
-    if (!withdrawn) {
+    if (!unqueue(pr.peer, Outgoing::Kind::pull_ask, token)) {
       Outgoing o;
       o.kind = Outgoing::Kind::pull_cancel;
       o.token = token;
-      queue.push_back(o);
+      outgoing_[pr.peer].push_back(o);
       ++queued_;
       pump(pr.peer, &sink);
     }
