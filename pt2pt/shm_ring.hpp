@@ -123,6 +123,7 @@ class RingConsumer {
       if (type != kRecordSkip) return h;
       // The producer wrapped; the skip ends exactly at the ring's end. Only its first line can hold a
       // nonzero type (the rest was zeroed when the records there were popped).
+      release_deferred();
       h->type = kRecordEmpty;
       head_ += capacity_ - pos;
       control_->head.store(head_, std::memory_order_release);
@@ -134,6 +135,29 @@ class RingConsumer {
 
   // Frees the record peek() returned for the producer to reuse.
   void pop(const RecordHeader* record) noexcept {
+    release_deferred();
+    free_lines(record);
+  }
+
+  // Moves past the record peek() returned but frees it only at the next release_deferred() (or pop,
+  // or skip): the zeroing stores and the `head` update then happen after the caller has answered the
+  // message, not before (one record at most waits: a later call frees the earlier one first).
+  void pop_deferred(const RecordHeader* record) noexcept {
+    release_deferred();
+    deferred_ = record;
+    head_ += ring_record_size(record->bytes);
+  }
+  void release_deferred() noexcept {
+    if (!deferred_) return;
+    const RecordHeader* record = deferred_;
+    deferred_ = nullptr;
+    head_ -= ring_record_size(record->bytes);
+    free_lines(record);
+  }
+
+ private:
+  // Zeroes the type slot of every line of `record` (at head_) and hands its space to the producer.
+  void free_lines(const RecordHeader* record) noexcept {
     const std::size_t size = ring_record_size(record->bytes);
     unsigned char* start = data_ + (head_ & (capacity_ - 1));
     for (std::size_t off = 0; off < size; off += kRingAlign)
@@ -142,11 +166,11 @@ class RingConsumer {
     control_->head.store(head_, std::memory_order_release);
   }
 
- private:
   RingControl* control_ = nullptr;
   unsigned char* data_ = nullptr;
   std::size_t capacity_ = 0;
   std::uint64_t head_ = 0;
+  const RecordHeader* deferred_ = nullptr;  // popped, not yet freed (pop_deferred)
 };
 
 }  // namespace fabmpi::pt2pt

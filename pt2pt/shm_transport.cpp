@@ -306,6 +306,9 @@ class NativeShm final : public ShmTransport {
   bool sleep_until_message(int timeout_us, bool (*ready)(const void*), const void* ready_arg) override {
     // Only arrivals wake us; a full ring to a peer frees silently, so never sleep on queued sends.
     if (queued_ || more_waiting_ || !completions_.empty()) return false;
+    // A sender may be waiting for the space of a record we left deferred.
+    for (std::size_t j = 0; j < local_count_; ++j)
+      if (j != me_) consumers_[j].release_deferred();
     RankSlot* s = slot(me_);
     const std::uint32_t bell = s->doorbell.load(std::memory_order_relaxed);
     s->sleeping.store(1, std::memory_order_relaxed);
@@ -552,6 +555,9 @@ int NativeShm::pump(std::size_t j, TransportSink* sink) {
 int NativeShm::drain(std::size_t j, TransportSink& sink) {
   constexpr int kBatch = 64;  // per ring and poll, so one chatty peer cannot starve the others
   RingConsumer& in = consumers_[j];
+  // The last record of the previous drain was left deferred: free it now, after this rank went back to
+  // its caller (a ping-pong's reply went out before the zeroing stores, measured below).
+  in.release_deferred();
   int events = 0;
   while (events < kBatch) {
     const RecordHeader* r = in.peek();
@@ -619,7 +625,7 @@ int NativeShm::drain(std::size_t j, TransportSink& sink) {
       }
       default: FABMPI_LOG(error, pt2pt, "native-shm: dropping a record of unknown type %u", r->type);
     }
-    in.pop(r);
+    in.pop_deferred(r);
     ++events;
   }
   more_waiting_ = true;

@@ -187,3 +187,56 @@ TEST_CASE("shm ring: stale payload shaped like record headers is never read as a
       }
   }
 }
+
+TEST_CASE("shm ring: a deferred pop frees its space only when released (or at the next pop)") {
+  TestRing ring(4096);
+  auto p = ring.producer();
+  auto c = ring.consumer();
+  int written = 0;
+  while (put(p, static_cast<std::uint32_t>(written), 120)) ++written;
+  REQUIRE(written == 32);
+  const RecordHeader* r = c.peek();
+  REQUIRE(r != nullptr);
+  c.pop_deferred(r);
+  REQUIRE_FALSE(put(p, 1000, 120));  // still held
+  const RecordHeader* next = c.peek();  // the consumer has moved on: it sees record 1
+  REQUIRE(next != nullptr);
+  std::uint32_t value = 0;
+  std::memcpy(&value, next + 1, 4);
+  REQUIRE(value == 1u);
+  c.release_deferred();
+  REQUIRE(put(p, 1000, 120));  // record 0's space is back
+  c.release_deferred();        // nothing deferred: no effect
+  REQUIRE_FALSE(put(p, 1001, 120));
+}
+
+TEST_CASE("shm ring: deferred pops across many wraps and skip records") {
+  TestRing ring(4096);
+  auto p = ring.producer();
+  auto c = ring.consumer();
+  const std::size_t sizes[] = {1000, 56, 2040, 300, 1500, 8, 777};
+  std::uint32_t next_put = 0, next_take = 0;
+  auto take_deferred = [&] {
+    const RecordHeader* r = c.peek();
+    REQUIRE(r != nullptr);
+    REQUIRE(r->bytes == sizes[next_take % 7]);
+    std::uint32_t value = 0;
+    if (r->bytes >= 4) std::memcpy(&value, r + 1, 4);
+    else value = next_take;
+    REQUIRE(value == next_take);
+    c.pop_deferred(r);
+    ++next_take;
+  };
+  for (int round = 0; round < 3000; ++round) {
+    while (!put(p, next_put, sizes[next_put % 7])) {
+      if (next_take == next_put) c.release_deferred();  // empty but full: the deferred record holds it
+      else take_deferred();
+    }
+    ++next_put;
+    if (round % 5 == 0) c.release_deferred();
+  }
+  while (next_take < next_put) take_deferred();
+  c.release_deferred();
+  REQUIRE(c.peek() == nullptr);
+  REQUIRE(p.empty_for_consumer());
+}
