@@ -37,12 +37,17 @@ std::size_t region_bytes(int ranks, std::size_t slot_bytes) {
   return sizeof(Header) + 2 * p * kLine + ShmRegion::kDepth * p * slot_stride(slot_bytes);
 }
 
-// Unique per job, communicator and creation: a crashed job's name never collides with a live one.
+// Unique per job, communicator and creation: a crashed job's name never collides with a live one. It
+// starts with the node's pt2pt segment name, which fabmpi's mpirun knows: after the job it removes
+// "<segment>-coll-*" objects that ranks killed during a region's setup (between create and unlink)
+// left in /dev/shm.
 std::string region_name(const Comm& comm) {
   static std::atomic<unsigned> counter{0};
-  char name[96];
-  std::snprintf(name, sizeof name, "/fabmpi-coll-%d-%u-%u", static_cast<int>(getpid()), comm.context_id(),
-                counter.fetch_add(1));
+  std::string prefix = comm.runtime().pt2pt().native_segment_name();
+  if (prefix.empty()) prefix = "/fabmpi";
+  char name[160];
+  std::snprintf(name, sizeof name, "%s-coll-%d-%u-%u", prefix.c_str(), static_cast<int>(getpid()),
+                comm.context_id(), counter.fetch_add(1));
   return name;
 }
 
@@ -130,7 +135,7 @@ Rc ShmRegion::create(const CommRef& comm, std::size_t slot_bytes, std::unique_pt
   const int tag = static_cast<int>(comm->next_collective_sequence() & 0x3fffffffu);
   const int p = comm->size();
   // 1. Rank 0 creates; the name ("" when it failed) goes to everyone.
-  char name[96] = {};
+  char name[160] = {};
   if (comm->rank() == 0) {
     const std::string n = region_name(*comm);
     region->base_ = create_object(n, region->bytes_);

@@ -1,5 +1,6 @@
 #include "launcher/job.hpp"
 
+#include <dirent.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -455,10 +456,22 @@ void JobRunner::loop() {
 // name went through our PMI server, so once every rank is reaped we remove whatever is left. Only names
 // of fabmpi's own form, and only here: every rank of a job runs on this machine (the local launcher).
 void JobRunner::remove_shared_memory_left_behind() {
+  std::vector<std::string> coll_prefixes;
   for (const std::string& name : server_.bootstrap_values_with_prefix("fabmpi-shm-node-")) {
     if (!name.starts_with("/fabmpi-") || name.find('/', 1) != std::string::npos) continue;
     if (::shm_unlink(name.c_str()) == 0) FABMPI_LOG(debug, launcher, "removed %s left behind by the job", name.c_str());
+    coll_prefixes.push_back(name.substr(1) + "-coll-");  // the shm collectives' regions (coll/shm_region.cpp)
   }
+  if (coll_prefixes.empty()) return;
+  std::vector<std::string> left;
+  if (DIR* dir = ::opendir("/dev/shm")) {
+    while (const dirent* entry = ::readdir(dir))
+      for (const std::string& prefix : coll_prefixes)
+        if (std::string_view(entry->d_name).starts_with(prefix)) left.push_back(std::string("/") + entry->d_name);
+    ::closedir(dir);
+  }
+  for (const std::string& name : left)
+    if (::shm_unlink(name.c_str()) == 0) FABMPI_LOG(debug, launcher, "removed %s left behind by the job", name.c_str());
 }
 
 int JobRunner::run() {

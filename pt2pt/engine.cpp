@@ -731,6 +731,10 @@ void Engine::wake_native(const int* world_ranks, std::size_t count, bool strict)
   if (impl_->native) impl_->native->wake(world_ranks, count, strict);
 }
 
+std::string Engine::native_segment_name() const {
+  return impl_->native ? impl_->native->segment_name() : std::string();
+}
+
 void Engine::note_idle_yield(std::uint64_t now_ns) noexcept {
   if (impl_->native) impl_->native->note_idle_yield(now_ns);
 }

@@ -92,6 +92,9 @@ class Engine : public ProgressSource {
   // Wakes those of these world ranks (reached natively) that sleep in sleep_until_event. `strict`:
   // fence first (see ShmTransport::wake).
   void wake_native(const int* world_ranks, std::size_t count, bool strict) noexcept;
+  // The native shared-memory segment's name on this node ("" without one): a prefix for the job's other
+  // shared-memory objects here (ShmTransport::segment_name).
+  std::string native_segment_name() const;
   // See ShmTransport::note_idle_yield / peers_idle_since; without native shared memory nothing is
   // recorded and every local rank counts as idle.
   void note_idle_yield(std::uint64_t now_ns) noexcept;

@@ -180,6 +180,7 @@ class NativeShm final : public ShmTransport {
   Rc create(Bootstrap& boot);
   Rc attach(Bootstrap& boot) override;
   bool single_copy() const noexcept override { return cma_; }
+  const std::string& segment_name() const noexcept override { return name_; }
 
   const char* name() const noexcept override { return "native-shm"; }
   std::size_t inject_limit() const noexcept override { return options_.max_message - sizeof(WireHeader); }

@@ -43,6 +43,9 @@ class ShmTransport : public Transport {
   virtual Rc attach(Bootstrap& boot) = 0;
   // Whether cross-memory attach (process_vm_readv) is usable between this node's ranks.
   virtual bool single_copy() const noexcept = 0;
+  // The node's segment name ("/fabmpi-<pid>-<random>"); other shared-memory objects of this job on this
+  // node are named after it, so fabmpi's mpirun can remove what killed ranks left (launcher/job.cpp).
+  virtual const std::string& segment_name() const noexcept = 0;
   // Blocks (futex on this rank's doorbell) until a peer publishes to us or the timeout passes. Returns
   // false without blocking when local work is pending (a queued send waits for ring space, which no
   // doorbell announces): the caller should poll or yield instead.

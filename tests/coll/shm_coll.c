@@ -36,9 +36,9 @@ static int coll_objects(void) {
   int n = 0;
   struct dirent* e;
   char mine[64];
-  snprintf(mine, sizeof mine, "fabmpi-coll-%d-", (int)getpid());
+  snprintf(mine, sizeof mine, "-coll-%d-", (int)getpid());  /* "<node segment>-coll-<creator pid>-..." */
   while ((e = readdir(d)) != NULL)
-    if (strncmp(e->d_name, mine, strlen(mine)) == 0) ++n;
+    if (strncmp(e->d_name, "fabmpi-", 7) == 0 && strstr(e->d_name, mine) != NULL) ++n;
   closedir(d);
   return n;
 }

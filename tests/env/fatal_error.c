@@ -34,6 +34,14 @@ int main(int argc, char **argv) {
         if (strcmp(what, "op") == 0) MPI_Allreduce(&buf, &buf, 1, MPI_INT, MPI_OP_NULL, MPI_COMM_WORLD);
         if (strcmp(what, "comm") == 0) MPI_Barrier(MPI_COMM_NULL);
         if (strcmp(what, "provider") == 0) MPI_Send(&buf, 1, MPI_INT, 0, 0, MPI_COMM_WORLD);
+        if (strcmp(what, "collregion") == 0) {
+            /* The others are inside their first barrier: rank 0 has created the communicator's
+             * shared-memory collective region and waits for us; we fail instead of joining. */
+            usleep(300000);
+            MPI_Send(&buf, 1, MPI_INT, size + 6, 0, MPI_COMM_WORLD);
+        }
+    } else if (strcmp(what, "collregion") == 0) {
+        MPI_Barrier(MPI_COMM_WORLD);
     } else {
         MPI_Recv(&buf, 1, MPI_INT, culprit, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     }

@@ -14,13 +14,15 @@ cases = [  # (argument, np, function, class, words expected in the reason)
     ("comm", 1, "MPI_Barrier", "MPI_ERR_COMM", "MPI_COMM_NULL"),
     ("preinit", 2, "MPI_Comm_rank", "MPI_ERR_OTHER", "before MPI_Init"),
     ("provider", 2, "MPI_Send", "MPI_ERR_OTHER", 'provider "net"'),
+    ("collregion", 3, "MPI_Send", "MPI_ERR_RANK", "invalid rank 9"),
 ]
 def dead_segments():
-    """fabmpi shared-memory segments in /dev/shm whose creator (the pid in the name) is gone."""
+    """fabmpi shared-memory objects in /dev/shm whose creator (the pid in the name) is gone: a node's
+    segment "fabmpi-<pid>-<random>" and the collective regions named after it ("...-coll-...")."""
     found = set()
     for name in os.listdir("/dev/shm"):
         parts = name.split("-")
-        if len(parts) == 3 and parts[0] == "fabmpi" and parts[1].isdigit() and not os.path.exists(f"/proc/{parts[1]}"):
+        if len(parts) >= 3 and parts[0] == "fabmpi" and parts[1].isdigit() and not os.path.exists(f"/proc/{parts[1]}"):
             found.add(name)
     return found
 
