@@ -564,6 +564,11 @@ int NativeShm::drain(std::size_t j, TransportSink& sink) {
     const RecordHeader* r = in.peek();
     if (!r) return events;
     const unsigned char* p = reinterpret_cast<const unsigned char*>(r + 1);
+    // Ask for every line of a short record at once: they come over from the sender's cache in parallel
+    // while we match, instead of one after another during the copy out.
+    if (r->bytes <= 1024)
+      for (std::size_t off = kRingAlign; off < sizeof(RecordHeader) + r->bytes; off += kRingAlign)
+        __builtin_prefetch(reinterpret_cast<const unsigned char*>(r) + off);
     switch (r->type) {
       case kRecordMessage: {
         WireHeader h;
