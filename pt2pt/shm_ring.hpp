@@ -77,14 +77,20 @@ class RingProducer {
       tail_ += skip;
     }
     open_ = reinterpret_cast<RecordHeader*>(data_ + (tail_ & (capacity_ - 1)));
-    open_->bytes = static_cast<std::uint32_t>(payload);
+    open_bytes_ = static_cast<std::uint32_t>(payload);
     open_type_ = type;
     tail_ += need;
     return reinterpret_cast<unsigned char*>(open_ + 1);
   }
 
-  // Publishes the reserved record to the consumer.
-  void commit() noexcept { publish_type(open_, open_type_); }
+  // Publishes the reserved record to the consumer. The header line is written only here, in one burst:
+  // the consumer polls that line, and a store to it early in the fill would pull it away from the
+  // consumer and back once more before the publishing store (fill the payload first, then whatever
+  // else shares the header's line).
+  void commit() noexcept {
+    open_->bytes = open_bytes_;
+    publish_type(open_, open_type_);
+  }
 
   bool empty_for_consumer() const noexcept { return control_->head.load(std::memory_order_acquire) == tail_; }
 
@@ -101,6 +107,7 @@ class RingProducer {
   std::uint64_t head_cache_ = 0;
   std::uint64_t tail_ = 0;
   RecordHeader* open_ = nullptr;
+  std::uint32_t open_bytes_ = 0;
   std::uint32_t open_type_ = 0;
 };
 

@@ -339,8 +339,8 @@ class NativeShm final : public ShmTransport {
     }
     unsigned char* p = producers_[j].reserve(sizeof h + bytes, kRecordMessage);
     if (!p) return false;
+    if (bytes) std::memcpy(p + sizeof h, payload, bytes);  // payload lines first, the header's line last
     std::memcpy(p, &h, sizeof h);
-    if (bytes) std::memcpy(p + sizeof h, payload, bytes);
     producers_[j].commit();
     return true;
   }
@@ -536,8 +536,8 @@ int NativeShm::pump(std::size_t j, TransportSink* sink) {
           break;
         }
         const PullData d{o.token, o.offset};
+        std::memcpy(p + sizeof d, o.data + o.offset, n);  // the header's line last (see commit())
         std::memcpy(p, &d, sizeof d);
-        std::memcpy(p + sizeof d, o.data + o.offset, n);
         producers_[j].commit();
         o.offset += n;
         wrote = true;
