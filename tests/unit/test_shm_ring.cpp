@@ -30,6 +30,14 @@ bool put(RingProducer& p, std::uint32_t value, std::size_t bytes) {
   return true;
 }
 
+// Puts 120-byte records (128 bytes each in the ring) numbered 0, 1, ... until the ring refuses one;
+// returns how many went in.
+int fill_with_120_byte_records(RingProducer& p) {
+  int written = 0;
+  while (put(p, static_cast<std::uint32_t>(written), 120)) ++written;
+  return written;
+}
+
 std::uint32_t take(RingConsumer& c, std::size_t expect_bytes) {
   const RecordHeader* r = c.peek();
   REQUIRE(r != nullptr);
@@ -60,10 +68,7 @@ TEST_CASE("shm ring: a full ring refuses, and accepts again once the consumer fr
   TestRing ring(4096);
   auto p = ring.producer();
   auto c = ring.consumer();
-  // 120-byte payloads take 128-byte records: 32 fill the ring exactly.
-  int written = 0;
-  while (put(p, static_cast<std::uint32_t>(written), 120)) ++written;
-  REQUIRE(written == 32);
+  REQUIRE(fill_with_120_byte_records(p) == 32);  // 32 records of 128 bytes fill the ring exactly
   REQUIRE(p.reserve(0, 1) == nullptr);
   REQUIRE(take(c, 120) == 0u);
   REQUIRE(put(p, 1000, 120));   // the freed record is reusable
@@ -192,9 +197,7 @@ TEST_CASE("shm ring: a deferred pop frees its space only when released (or at th
   TestRing ring(4096);
   auto p = ring.producer();
   auto c = ring.consumer();
-  int written = 0;
-  while (put(p, static_cast<std::uint32_t>(written), 120)) ++written;
-  REQUIRE(written == 32);
+  REQUIRE(fill_with_120_byte_records(p) == 32);
   const RecordHeader* r = c.peek();
   REQUIRE(r != nullptr);
   c.pop_deferred(r);
