@@ -186,6 +186,28 @@ bool hex_decode(std::string_view hex, std::string* out) {
   return true;
 }
 
+std::string value_part_key(std::string_view key, int part) {
+  std::string k(key);
+  if (part > 0) k += "#" + std::to_string(part);
+  return k;
+}
+
+std::string value_head(int parts, std::string_view hex) { return std::to_string(parts) + ":" + std::string(hex); }
+
+bool parse_value_head(std::string_view head, int* parts, std::string_view* hex) {
+  const std::size_t colon = head.find(':');
+  if (colon == std::string_view::npos || colon == 0 || colon > 6) return false;
+  int n = 0;
+  for (std::size_t i = 0; i < colon; ++i) {
+    if (head[i] < '0' || head[i] > '9') return false;
+    n = n * 10 + (head[i] - '0');
+  }
+  if (n < 1) return false;
+  *parts = n;
+  *hex = head.substr(colon + 1);
+  return true;
+}
+
 std::string build_process_mapping(const std::vector<int>& node_of_rank) {
   // Runs of consecutive ranks on one node, then consecutive nodes with equal run lengths merged.
   struct Block { int start, nnodes, ppn; };

@@ -88,6 +88,13 @@ std::string sanitize_value(std::string_view text);
 std::string hex_encode(std::string_view bytes);
 bool hex_decode(std::string_view hex, std::string* out);
 
+// fabmpi's bootstrap values over PMI-1 (written by runtime/pmi_client.cpp, read back by it and by
+// mpirun's cleanup): a value is hex-encoded and split over keys k = "<parts>:<hex>", k#1, k#2, ...
+std::string value_part_key(std::string_view key, int part);
+std::string value_head(int parts, std::string_view hex);
+// Splits a head "<parts>:<hex>"; false if it is not one.
+bool parse_value_head(std::string_view head, int* parts, std::string_view* hex);
+
 // PMI_process_mapping: "(vector,(start,nnodes,ppn),...)" <-> node index of every rank.
 // build: node_of_rank must list each node's ranks contiguously to compress well; any map is accepted.
 std::string build_process_mapping(const std::vector<int>& node_of_rank);

@@ -161,19 +161,13 @@ std::vector<std::string> PmiServer::bootstrap_values_with_prefix(std::string_vie
   std::vector<std::string> out;
   for (auto it = kvs_.lower_bound(prefix); it != kvs_.end() && it->first.starts_with(prefix); ++it) {
     if (it->first.find('#') != std::string::npos) continue;  // a continuation part
-    const std::string& head = it->second;
-    const std::size_t colon = head.find(':');
-    if (colon == std::string::npos || colon == 0 || colon > 6) continue;
     int chunks = 0;
-    for (std::size_t i = 0; i < colon; ++i) {
-      if (head[i] < '0' || head[i] > '9') { chunks = 0; break; }
-      chunks = chunks * 10 + (head[i] - '0');
-    }
-    if (chunks < 1) continue;
-    std::string hex = head.substr(colon + 1);
+    std::string_view first;
+    if (!pmi::parse_value_head(it->second, &chunks, &first)) continue;
+    std::string hex(first);
     bool complete = true;
     for (int i = 1; i < chunks && complete; ++i) {
-      auto part = kvs_.find(it->first + "#" + std::to_string(i));
+      auto part = kvs_.find(pmi::value_part_key(it->first, i));
       complete = part != kvs_.end();
       if (complete) hex += part->second;
     }

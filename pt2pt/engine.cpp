@@ -280,19 +280,12 @@ Rc Engine::Impl::open(Engine*) {
     p.credits = credit_limit;
     p.eager_limit = eager_max;
     if (r == my_world) p.transport = self.get();
-    else if (node[static_cast<std::size_t>(r)] != my_node) {
-      p.transport = tcp.get();
-      p.eager_limit = tcp_eager_max;
-    }
-    else if (local_transport(r) == Local::native) {
-      p.transport = native.get();
-      p.eager_limit = native_eager_max;
-    }
+    else if (node[static_cast<std::size_t>(r)] != my_node) p.transport = tcp.get();
+    else if (local_transport(r) == Local::native) p.transport = native.get();
     else if (local_transport(r) == Local::ofi_shm) p.transport = shm.get();
-    else {
-      p.transport = tcp.get();
-      p.eager_limit = tcp_eager_max;
-    }
+    else p.transport = tcp.get();
+    if (p.transport == native.get()) p.eager_limit = native_eager_max;
+    else if (p.transport == tcp.get()) p.eager_limit = tcp_eager_max;
   }
   FABMPI_LOG(info, pt2pt, "engine up: eager %zu (native shm %zu, tcp %zu), chunk %zu, credits %lld, native shm %s, ofi shm %s, tcp %s",
              eager_max, native_eager_max, tcp_eager_max, rndv_chunk, credit_limit, native ? "on" : "off", shm ? "on" : "off", tcp ? "on" : "off");

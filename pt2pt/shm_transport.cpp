@@ -204,8 +204,7 @@ class NativeShm final : public ShmTransport {
     o.header = header;
     o.data = static_cast<const unsigned char*>(payload);
     o.bytes = bytes;
-    queue.push_back(o);
-    ++queued_;
+    enqueue(static_cast<std::size_t>(j), o);
     *completed_now = false;
     return Rc();
   }
@@ -238,8 +237,7 @@ class NativeShm final : public ShmTransport {
     o.token = token;
     o.raddr = raddr;
     o.bytes = bytes;
-    outgoing_[static_cast<std::size_t>(j)].push_back(o);
-    ++queued_;
+    enqueue(static_cast<std::size_t>(j), o);
     pump(static_cast<std::size_t>(j), nullptr);
     return Rc();
   }
@@ -364,6 +362,10 @@ class NativeShm final : public ShmTransport {
 
   // Moves queued items to peer j's ring while they fit. Returns items that left the queue.
   int pump(std::size_t j, TransportSink* sink);
+  void enqueue(std::size_t j, const Outgoing& o) {
+    outgoing_[j].push_back(o);
+    ++queued_;
+  }
   // Drops the item of `kind` for `token` from peer j's queue (a pull being withdrawn or cancelled);
   // whether it was there.
   bool unqueue(std::size_t j, Outgoing::Kind kind, std::uint64_t token) {
@@ -600,8 +602,7 @@ int NativeShm::drain(std::size_t j, TransportSink& sink) {
         o.token = ask.token;
         o.data = reinterpret_cast<const unsigned char*>(ask.raddr);
         o.bytes = ask.bytes;
-        outgoing_[j].push_back(o);
-        ++queued_;
+        enqueue(j, o);
         break;
       }
       case kRecordPullCancel: {
@@ -681,8 +682,7 @@ int NativeShm::take_over_stalled_reads(TransportSink& sink) {
       Outgoing o;
       o.kind = Outgoing::Kind::pull_cancel;
       o.token = token;
-      outgoing_[pr.peer].push_back(o);
-      ++queued_;
+      enqueue(pr.peer, o);
       pump(pr.peer, &sink);
     }
     FABMPI_LOG(debug, pt2pt, "native-shm: rank %d silent for %llu us, reading %zu bytes with CMA",

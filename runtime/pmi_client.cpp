@@ -234,8 +234,8 @@ Rc Pmi1Bootstrap::put(const std::string& key, const std::string& value) {
   pmi::Message reply;
   for (std::size_t i = 0; i < chunks; ++i) {
     std::string piece = hex.substr(i * chunk, chunk);
-    std::string k = i == 0 ? key : key + "#" + std::to_string(i);
-    std::string v = i == 0 ? std::to_string(chunks) + ":" + piece : piece;
+    std::string k = pmi::value_part_key(key, static_cast<int>(i));
+    std::string v = i == 0 ? pmi::value_head(static_cast<int>(chunks), piece) : piece;
     FABMPI_TRY(call(pmi::request_put(kvsname_, k, v), "put_result", &reply));
   }
   return Rc();
@@ -256,14 +256,14 @@ Rc Pmi1Bootstrap::get(const std::string& key, std::string* value) {
   bool found = false;
   FABMPI_TRY(get_raw(key, &head, &found));
   if (!found) return fail(MPI_ERR_OTHER, "bootstrap key '%s' not found", key.c_str());
-  auto colon = head.find(':');
   int chunks = 0;
-  if (colon == std::string::npos || !parse_int(head.substr(0, colon).c_str(), &chunks) || chunks < 1)
+  std::string_view first;
+  if (!pmi::parse_value_head(head, &chunks, &first))
     return fail(MPI_ERR_OTHER, "bootstrap key '%s' holds '%.40s', not a fabmpi value", key.c_str(), head.c_str());
-  std::string hex = head.substr(colon + 1);
+  std::string hex(first);
   for (int i = 1; i < chunks; ++i) {
     std::string piece;
-    FABMPI_TRY(get_raw(key + "#" + std::to_string(i), &piece, &found));
+    FABMPI_TRY(get_raw(pmi::value_part_key(key, i), &piece, &found));
     if (!found) return fail(MPI_ERR_OTHER, "bootstrap key '%s': part %d of %d is missing", key.c_str(), i, chunks);
     hex += piece;
   }
