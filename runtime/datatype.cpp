@@ -170,7 +170,8 @@ struct BuiltinTable {
   }
 };
 
-DatatypeRef builtin_datatype(MPI_Datatype handle) noexcept {
+namespace {
+const std::shared_ptr<Datatype>* builtin_slot(MPI_Datatype handle) noexcept {
   const BuiltinTable& table = BuiltinTable::get();
   const auto h = static_cast<unsigned>(handle);
   const std::shared_ptr<Datatype>* slot = nullptr;
@@ -178,8 +179,19 @@ DatatypeRef builtin_datatype(MPI_Datatype handle) noexcept {
     slot = &table.by_low_byte[h & 0xffu];
   else if ((h & 0xfffffff8u) == 0x8c000000u && (h & 7u) < table.pairs.size())
     slot = &table.pairs[h & 7u];
-  if (slot && *slot && (*slot)->handle == handle) return *slot;
+  if (slot && *slot && (*slot)->handle == handle) return slot;
   return nullptr;
+}
+}  // namespace
+
+DatatypeRef builtin_datatype(MPI_Datatype handle) noexcept {
+  const std::shared_ptr<Datatype>* slot = builtin_slot(handle);
+  return slot ? DatatypeRef(*slot) : nullptr;
+}
+
+const Datatype* builtin_datatype_ptr(MPI_Datatype handle) noexcept {
+  const std::shared_ptr<Datatype>* slot = builtin_slot(handle);
+  return slot ? slot->get() : nullptr;
 }
 
 // ---------------------------------------------------------------- pack / unpack

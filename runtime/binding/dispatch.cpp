@@ -45,7 +45,8 @@ Rc ApiCall::comm(MPI_Comm handle, CommRef* out) {
   const CommRef* found = library().comms.find(handle);
   if (!found) return fail(MPI_ERR_COMM, "invalid communicator handle 0x%x", static_cast<unsigned>(handle));
   *out = *found;
-  error_comm_ = *found;
+  error_comm_owner_ = *found;
+  error_comm_ = found->get();
   return Rc();
 }
 
@@ -53,10 +54,14 @@ Rc ApiCall::comm(MPI_Comm handle, const Comm** out) {
   FABMPI_TRY(require_initialized());
   if (handle == MPI_COMM_NULL) return fail(MPI_ERR_COMM, "MPI_COMM_NULL is not a valid communicator");
   // MPI_COMM_WORLD is the runtime's world (env.cpp registers it so): skip the table's hash lookup.
-  const CommRef* found = handle == MPI_COMM_WORLD ? &library().runtime->world() : library().comms.find(handle);
+  Runtime& rt = *library().runtime;
+  const CommRef* found = handle == MPI_COMM_WORLD ? &rt.world() : library().comms.find(handle);
   if (!found) return fail(MPI_ERR_COMM, "invalid communicator handle 0x%x", static_cast<unsigned>(handle));
-  error_comm_ = *found;
-  *out = error_comm_.get();
+  // Another thread may free a communicator (or grow the table) while this call waits: hold a reference
+  // then. The world lives as long as the runtime.
+  if (rt.needs_api_lock() && handle != MPI_COMM_WORLD) error_comm_owner_ = *found;
+  error_comm_ = found->get();
+  *out = error_comm_;
   return Rc();
 }
 
@@ -95,7 +100,7 @@ int ApiCall::finish(Rc rc) {
   int code = rc.code();
   Library& lib = library();
   if (lib.state != LibraryState::initialized) abort_job(rank_before_init(), name_, code, last_failure_reason());
-  CommRef target = error_comm_ ? error_comm_ : lib.runtime->world();
+  const Comm* target = error_comm_ ? error_comm_ : lib.runtime->world().get();
   const ErrhandlerRef handler = target->errhandler;
   const std::string reason = last_failure_reason();
   clear_failure_reason();
@@ -127,6 +132,16 @@ Rc to_datatype(MPI_Datatype handle, DatatypeRef* out, bool require_committed) {
     return fail(MPI_ERR_TYPE, "datatype %s is not committed (call MPI_Type_commit first)",
                 (*found)->name.empty() ? "(unnamed)" : (*found)->name.c_str());
   *out = *found;
+  return Rc();
+}
+
+Rc to_datatype(MPI_Datatype handle, const Datatype** out, DatatypeRef* keep) {
+  if (const Datatype* builtin = builtin_datatype_ptr(handle)) {
+    *out = builtin;
+    return Rc();
+  }
+  FABMPI_TRY(to_datatype(handle, keep, true));
+  *out = keep->get();
   return Rc();
 }
 

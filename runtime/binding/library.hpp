@@ -56,19 +56,29 @@ class ApiCall {
   // The same without a second reference: *out is the communicator this call holds until it ends.
   Rc comm(MPI_Comm handle, const Comm** out);
   // Errors not tied to a communicator go to MPI_COMM_WORLD's handler (this is also the default).
-  void report_to(const CommRef& comm) { error_comm_ = comm; }
+  void report_to(const CommRef& comm) {
+    error_comm_owner_ = comm;
+    error_comm_ = comm.get();
+  }
   // Dispatches a failure to the error handler; returns the value the C function returns.
   int finish(Rc rc);
   const char* name() const noexcept { return name_; }
 
  private:
   const char* name_;
-  CommRef error_comm_;
+  // The communicator whose handler reports this call's errors (nullptr: MPI_COMM_WORLD's), and a
+  // reference that keeps it alive when nothing else is sure to (the world, and any communicator while
+  // only one thread can be in the library, are borrowed: no reference count on the fast path).
+  const Comm* error_comm_ = nullptr;
+  CommRef error_comm_owner_;
   bool locked_ = false;
 };
 
 // ---- handle conversion (each fails with the matching MPI error class and a reason)
 Rc to_datatype(MPI_Datatype handle, DatatypeRef* out, bool require_committed = true);
+// For blocking calls: *out stays valid until the call returns; `keep` holds a derived type (a predefined
+// one needs no reference).
+Rc to_datatype(MPI_Datatype handle, const Datatype** out, DatatypeRef* keep);
 Rc to_op(MPI_Op handle, OpRef* out);
 Rc to_group(MPI_Group handle, GroupRef* out);
 Rc to_info(MPI_Info handle, InfoRef* out);
