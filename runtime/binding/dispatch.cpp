@@ -9,34 +9,19 @@
 
 namespace fabmpi::binding {
 
-Library& library() {
-  // Deliberately leaked: user code may call MPI_Finalized from atexit handlers and static destructors.
-  static Library* instance = new Library();
-  return *instance;
+void ApiCall::lock() {
+  library().runtime->api_lock().lock();
+  locked_ = true;
 }
 
-Runtime& runtime() { return *library().runtime; }
-
-ApiCall::ApiCall(const char* name) : name_(name) {
-  Library& lib = library();
-  if (lib.state == LibraryState::initialized && lib.runtime->needs_api_lock()) {
-    lib.runtime->api_lock().lock();
-    locked_ = true;
-  }
+void ApiCall::unlock() {
+  library().runtime->api_lock().unlock();
+  locked_ = false;
 }
 
-ApiCall::~ApiCall() {
-  if (locked_) library().runtime->api_lock().unlock();
-}
-
-Rc ApiCall::require_initialized() const {
-  switch (library().state) {
-    case LibraryState::initialized: return Rc();
-    case LibraryState::not_initialized:
-      return fail(MPI_ERR_OTHER, "called before MPI_Init or MPI_Init_thread");
-    case LibraryState::finalized: return fail(MPI_ERR_OTHER, "called after MPI_Finalize");
-  }
-  return Rc();
+Rc ApiCall::not_initialized() const {
+  if (library().state == LibraryState::finalized) return fail(MPI_ERR_OTHER, "called after MPI_Finalize");
+  return fail(MPI_ERR_OTHER, "called before MPI_Init or MPI_Init_thread");
 }
 
 Rc ApiCall::comm(MPI_Comm handle, CommRef* out) {
@@ -50,10 +35,9 @@ Rc ApiCall::comm(MPI_Comm handle, CommRef* out) {
   return Rc();
 }
 
-Rc ApiCall::comm(MPI_Comm handle, const Comm** out) {
+Rc ApiCall::comm_lookup(MPI_Comm handle, const Comm** out) {
   FABMPI_TRY(require_initialized());
   if (handle == MPI_COMM_NULL) return fail(MPI_ERR_COMM, "MPI_COMM_NULL is not a valid communicator");
-  // MPI_COMM_WORLD is the runtime's world (env.cpp registers it so): skip the table's hash lookup.
   Runtime& rt = *library().runtime;
   const CommRef* found = handle == MPI_COMM_WORLD ? &rt.world() : library().comms.find(handle);
   if (!found) return fail(MPI_ERR_COMM, "invalid communicator handle 0x%x", static_cast<unsigned>(handle));
@@ -109,7 +93,7 @@ int ApiCall::finish(Rc rc) {
     case Errhandler::Kind::user: {
       MPI_Comm h = target->handle;
       // The user's handler may call MPI: let it in.
-      if (locked_) { lib.runtime->api_lock().unlock(); locked_ = false; }
+      if (locked_) unlock();
       handler->comm_fn(&h, &code);
       return code;
     }
@@ -135,11 +119,7 @@ Rc to_datatype(MPI_Datatype handle, DatatypeRef* out, bool require_committed) {
   return Rc();
 }
 
-Rc to_datatype(MPI_Datatype handle, const Datatype** out, DatatypeRef* keep) {
-  if (const Datatype* builtin = builtin_datatype_ptr(handle)) {
-    *out = builtin;
-    return Rc();
-  }
+Rc to_derived_datatype(MPI_Datatype handle, const Datatype** out, DatatypeRef* keep) {
   FABMPI_TRY(to_datatype(handle, keep, true));
   *out = keep->get();
   return Rc();
@@ -199,28 +179,13 @@ MPI_Datatype new_datatype_handle(const DatatypeRef& type) {
 
 MPI_Group new_group_handle(const GroupRef& group) { return library().groups.insert(group); }
 
-Rc check_count(int count) {
-  if (count < 0) return fail(MPI_ERR_COUNT, "negative count %d", count);
-  return Rc();
-}
+Rc bad_count(int count) { return fail(MPI_ERR_COUNT, "negative count %d", count); }
 
-Rc check_buffer(const void* buf, int count, const Datatype& type) {
-  if (buf == nullptr && count > 0 && type.size() > 0 && type.true_lb() == 0)
-    return fail(MPI_ERR_BUFFER, "NULL buffer with count %d", count);
-  return Rc();
-}
+Rc bad_buffer(int count) { return fail(MPI_ERR_BUFFER, "NULL buffer with count %d", count); }
 
-Rc check_dest_rank(const Comm& comm, int rank) {
-  if (rank == MPI_PROC_NULL) return Rc();
-  if (rank < 0 || rank >= comm.size())
-    return fail(MPI_ERR_RANK, "invalid rank %d (communicator %s has %d ranks)", rank,
-                comm.name.empty() ? "(unnamed)" : comm.name.c_str(), comm.size());
-  return Rc();
-}
-
-Rc check_source_rank(const Comm& comm, int rank) {
-  if (rank == MPI_ANY_SOURCE) return Rc();
-  return check_dest_rank(comm, rank);
+Rc bad_rank(const Comm& comm, int rank) {
+  return fail(MPI_ERR_RANK, "invalid rank %d (communicator %s has %d ranks)", rank,
+              comm.name.empty() ? "(unnamed)" : comm.name.c_str(), comm.size());
 }
 
 Rc check_root(const Comm& comm, int root) {
@@ -230,15 +195,7 @@ Rc check_root(const Comm& comm, int root) {
   return Rc();
 }
 
-Rc check_send_tag(int tag) {
-  if (tag < 0) return fail(MPI_ERR_TAG, "invalid tag %d (tags are 0..MPI_TAG_UB)", tag);
-  return Rc();
-}
-
-Rc check_recv_tag(int tag) {
-  if (tag == MPI_ANY_TAG) return Rc();
-  return check_send_tag(tag);
-}
+Rc bad_tag(int tag) { return fail(MPI_ERR_TAG, "invalid tag %d (tags are 0..MPI_TAG_UB)", tag); }
 
 Rc check_out_ptr(const void* ptr, const char* what) {
   if (ptr == nullptr) return fail(MPI_ERR_ARG, "NULL pointer passed for %s", what);
