@@ -13,10 +13,18 @@
 #ifndef FABMPI_BENCH_COMMON_H
 #define FABMPI_BENCH_COMMON_H
 
+/* The programs build with -std=c99: ask for POSIX (shm_open, mmap, sysconf) explicitly. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
+
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 typedef struct {
     int quick;          /* tiny sizes, few iterations: CI smoke */
@@ -163,6 +171,106 @@ static inline void *bench_alloc(size_t n)
     if (!p) bench_die("malloc");
     memset(p, 0, n ? n : 1);
     return p;
+}
+
+/* Machine-state probe. On the development VM the two vCPUs sit, from one
+ * moment to the next, on one physical core, on two cores sharing a cache,
+ * or farther apart: a cache line travels between ranks 0 and 1 in ~25,
+ * ~55 or 140-260 ns, and every small-message figure of every MPI moves with
+ * it (changing every ~20 s). Before and after each measured cell, ranks 0
+ * and 1 bounce a line in a POSIX shared-memory object, outside MPI, and the
+ * metric line carries the half round trip (probe_ns=, probe_after_ns=), so
+ * compare.py can set figures measured in the same state side by side.
+ * Off (no output) when the ranks outnumber the cores (a spinning pair would
+ * measure the scheduler) or ranks 0 and 1 do not share a node. */
+typedef struct {
+    volatile long ping __attribute__((aligned(64)));
+    volatile long pong __attribute__((aligned(64)));
+} bench_probe_lines;
+
+static bench_probe_lines *bench_probe_mem;
+static long bench_probe_seq;
+
+static inline void bench_probe_init(void)
+{
+    int rank, size, ok = 1, all_ok = 0;
+    char name[64];
+    bench_probe_lines *mem = NULL;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (size < 2 || size > sysconf(_SC_NPROCESSORS_ONLN)) return;
+    memset(name, 0, sizeof name);
+    if (rank == 0) snprintf(name, sizeof name, "/bench-probe-%ld", (long)getpid());
+    MPI_Bcast(name, (int)sizeof name, MPI_CHAR, 0, MPI_COMM_WORLD);
+    if (rank == 0) {
+        int fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
+        ok = fd >= 0 && ftruncate(fd, (off_t)sizeof *mem) == 0;
+        if (ok) {
+            void *p = mmap(NULL, sizeof *mem, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+            ok = p != MAP_FAILED;
+            if (ok) mem = (bench_probe_lines *)p;
+        }
+        if (fd >= 0) close(fd);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 1) {
+        int fd = shm_open(name, O_RDWR, 0600);
+        ok = fd >= 0;
+        if (ok) {
+            void *p = mmap(NULL, sizeof *mem, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+            ok = p != MAP_FAILED;
+            if (ok) mem = (bench_probe_lines *)p;
+            close(fd);
+        }
+    }
+    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+    if (rank == 0 && mem) shm_unlink(name);
+    if (all_ok) {
+        bench_probe_mem = mem;
+    } else if (mem) {
+        munmap(mem, sizeof *mem);
+    }
+}
+
+/* Collective over MPI_COMM_WORLD; rank 0 gets the half round trip in ns
+ * (median of 5 rounds of 200 bounces), -1 when the probe is off. */
+static inline double bench_probe(void)
+{
+    int rank, round, i;
+    double best[5];
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (!bench_probe_mem) return -1.0;
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (round = 0; round < 5; round++) {
+        double t0 = MPI_Wtime();
+        for (i = 0; i < 200; i++) {
+            long v = ++bench_probe_seq;
+            if (rank == 0) {
+                __atomic_store_n(&bench_probe_mem->ping, v, __ATOMIC_RELEASE);
+                while (__atomic_load_n(&bench_probe_mem->pong, __ATOMIC_ACQUIRE) != v) {}
+            } else if (rank == 1) {
+                while (__atomic_load_n(&bench_probe_mem->ping, __ATOMIC_ACQUIRE) != v) {}
+                __atomic_store_n(&bench_probe_mem->pong, v, __ATOMIC_RELEASE);
+            }
+        }
+        best[round] = (MPI_Wtime() - t0) * 1e9 / 400.0;
+    }
+    {   /* median of 5 */
+        int a, b;
+        for (a = 0; a < 5; a++)
+            for (b = a + 1; b < 5; b++)
+                if (best[b] < best[a]) { double x = best[a]; best[a] = best[b]; best[b] = x; }
+    }
+    return best[2];
+}
+
+/* " probe_ns=B probe_after_ns=A" for a metric line, or "" when the probe is off. */
+static inline const char *bench_probe_text(double before, double after)
+{
+    static char text[96];
+    text[0] = 0;
+    if (before >= 0 && after >= 0) snprintf(text, sizeof text, " probe_ns=%.0f probe_after_ns=%.0f", before, after);
+    return text;
 }
 
 #endif

@@ -141,6 +141,7 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &g_np);
+    bench_probe_init();
     bench_parse_args(argc, argv, &o,
                      "collectives: barrier,bcast,reduce,allreduce,allgather,gather,scatter,"
                      "reduce_scatter_block,alltoall");
@@ -162,7 +163,7 @@ int main(int argc, char **argv)
         if (!bench_selected(&o, coll_name[c])) continue;
         for (j = 0; j < nsz; j++) {
             long size = c == C_BARRIER ? 0 : sizes[j], iters, calib;
-            double t, sum, mx;
+            double t, sum, mx, probe_before, probe_after;
             if (coll_is_reduction[c] && size < 4) continue;
             validate(c, size);
             /* Warm-up of 2 calls is the first estimate; refine with `calib`
@@ -189,12 +190,14 @@ int main(int argc, char **argv)
                 mx /= (double)calib;
             }
             iters = bench_iters_for(&o, mx);
+            probe_before = bench_probe();
             t = timed(c, size, iters) / (double)iters;
+            probe_after = bench_probe();
             MPI_Reduce(&t, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
             MPI_Reduce(&t, &mx, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
             if (g_rank == 0)
-                printf("metric=%s_latency_us size=%ld value=%.3f max=%.3f np=%d iters=%ld\n", coll_name[c], size,
-                       sum / g_np * 1e6, mx * 1e6, g_np, iters);
+                printf("metric=%s_latency_us size=%ld value=%.3f max=%.3f np=%d iters=%ld%s\n", coll_name[c], size,
+                       sum / g_np * 1e6, mx * 1e6, g_np, iters, bench_probe_text(probe_before, probe_after));
             fflush(stdout);
             if (c == C_BARRIER) break;
         }

@@ -269,8 +269,14 @@ class Campaign:
         status = "ok" if why is None else "FAIL (%s)" % why
         log("  %-44s %6.1fs  %s" % (label, secs, status))
         for m in metrics:
-            self.records.append({"mode": mode, "np": np, "mpi": mpi, "rep": rep, "metric": m["metric"],
-                                 "size": m["size"], "value": m["value"], "load": load})
+            rec = {"mode": mode, "np": np, "mpi": mpi, "rep": rep, "metric": m["metric"],
+                   "size": m["size"], "value": m["value"], "load": load}
+            try:  # the machine-state probe around the cell (bench_common.h), when the program ran it
+                rec["probe_ns"] = float(m["probe_ns"])
+                rec["probe_after_ns"] = float(m["probe_after_ns"])
+            except (KeyError, ValueError):
+                pass
+            self.records.append(rec)
         if why:
             tail = (err.strip().splitlines() or [""])[-8:]
             self.failures.append({"mode": mode, "np": np, "mpi": mpi, "rep": rep, "prog": prog, "why": why,
@@ -363,6 +369,42 @@ def summarize(records):
     return table
 
 
+# Machine states, from the half round trip of a cache line between ranks 0 and 1 measured around each
+# cell (bench_common.h, bench_probe): on the development VM the two vCPUs are at times one physical
+# core's two threads (~25 ns), two cores sharing a cache (~55 ns), or farther apart (140-260 ns).
+STATES = (("near", 40.0), ("mid", 100.0), ("far", float("inf")))
+
+
+def state_of(record):
+    """The machine state a record was measured in: near/mid/far, "mixed" when it changed during the
+    cell, None without a probe."""
+    if "probe_ns" not in record:
+        return None
+    def bucket(ns):
+        return next(name for name, limit in STATES if ns < limit)
+    before, after = bucket(record["probe_ns"]), bucket(record["probe_after_ns"])
+    return before if before == after else "mixed"
+
+
+def summarize_by_state(records):
+    """{(mode, np, metric): {size: {state: {mpi: [values]}}}} over the records with a settled state."""
+    table = {}
+    for r in records:
+        st = state_of(r)
+        if st is None or st == "mixed":
+            continue
+        key = (r["mode"], r["np"], r["metric"])
+        table.setdefault(key, {}).setdefault(r["size"], {}).setdefault(st, {}).setdefault(r["mpi"], []).append(
+            r["value"])
+    return table
+
+
+def ratio_of(metric, ref_value, other_values):
+    if lower_is_better(metric):
+        return min(other_values) / ref_value
+    return ref_value / max(other_values)
+
+
 METRIC_ORDER = (["launch_wall_ms", "init_us", "pingpong_latency_us", "bw_MBps", "bibw_MBps"]
                 + [c + "_latency_us" for c in COLLECTIVES] + ["memcpy_MBps", "fi_pingpong_latency_us"])
 
@@ -373,6 +415,7 @@ def metric_rank(m):
 
 def write_report(args, path, camp, mpis, built, ncores, ref):
     table = summarize(camp.records)
+    by_state = summarize_by_state(camp.records)
     memcpy = {}
     for (mode, np, metric), bysize in table.items():
         if metric == "memcpy_MBps":
@@ -426,6 +469,31 @@ def write_report(args, path, camp, mpis, built, ncores, ref):
     if camp.skipped_for_deadline:
         L.append("**%d runs skipped: --deadline-min reached.**" % camp.skipped_for_deadline)
         L.append("")
+    probed = [r for r in camp.records if state_of(r) is not None]
+    if probed:
+        L.append("## Machine state during the runs")
+        L.append("")
+        L.append("Around every cell of the np ≤ cores runs, ranks 0 and 1 bounce a cache line outside MPI "
+                 "(bench_common.h): the half round trip says where the scheduler had put the two ranks — "
+                 "**near** < 40 ns (one physical core's two threads, or one core's caches), **mid** 40–100 ns, "
+                 "**far** ≥ 100 ns — and **mixed** when it changed during the cell. Every MPI's small-message "
+                 "figures move with it, so the tables also give **same-state ratios**: %s against the best "
+                 "other MPI using only the cells each measured in the same state (median vs median), for each "
+                 "state both were seen in." % (ref or "the reference"))
+        L.append("")
+        L.append("| mode | np | MPI | near | mid | far | mixed | probe median (ns) |")
+        L.append("|---|---|---|---|---|---|---|---|")
+        groups = {}
+        for r in probed:
+            groups.setdefault((r["mode"], r["np"], r["mpi"]), []).append(r)
+        for (mode, np, mpi), rs in sorted(groups.items()):
+            counts = {k: 0 for k in ("near", "mid", "far", "mixed")}
+            for r in rs:
+                counts[state_of(r)] += 1
+            L.append("| %s | %d | %s | %d | %d | %d | %d | %.0f |" % (
+                mode, np, mpi, counts["near"], counts["mid"], counts["far"], counts["mixed"],
+                statistics.median(r["probe_ns"] for r in rs)))
+        L.append("")
 
     keys = sorted(table.keys(), key=lambda k: (metric_rank(k[2]), k[0] != "shm", k[0], k[1]))
     for (mode, np, metric) in keys:
@@ -443,12 +511,16 @@ def write_report(args, path, camp, mpis, built, ncores, ref):
         L.append("")
         show_ratio = ref in cols and len(cols) > 1 and mode != "raw"
         show_memcpy = metric == "bw_MBps" and ref in cols and memcpy
+        states_here = by_state.get((mode, np, metric), {})
+        show_state_ratio = show_ratio and bool(states_here)
         head = ["size"]
         for c in cols:
             head += ["%s median" % c, "%s %s" % (c, "min" if lower_is_better(metric) else "max"),
                      "%s spread" % c]
         if show_ratio:
             head.append("ratio")
+        if show_state_ratio:
+            head.append("same-state ratio")
         if show_memcpy:
             head.append("%s/memcpy" % ref)
         L.append("| " + " | ".join(head) + " |")
@@ -475,6 +547,14 @@ def write_report(args, path, camp, mpis, built, ncores, ref):
                         row.append("%.2f" % (med[ref] / max(others)))
                 else:
                     row.append("—")
+            if show_state_ratio:
+                parts = []
+                for st, _ in STATES:
+                    vals = states_here.get(size, {}).get(st, {})
+                    others = [statistics.median(v) for k, v in vals.items() if k != ref and v]
+                    if vals.get(ref) and others:
+                        parts.append("%s %.2f" % (st, ratio_of(metric, statistics.median(vals[ref]), others)))
+                row.append(" · ".join(parts) if parts else "—")
             if show_memcpy:
                 row.append("%.2f" % (med[ref] / memcpy[size]) if ref in med and size in memcpy else "—")
             L.append("| " + " | ".join(row) + " |")

@@ -157,6 +157,8 @@ static double bidir_bw(unsigned char *sbuf, unsigned char *rbuf, long size, long
 typedef double (*kernel_fn)(unsigned char *, unsigned char *, long, long);
 
 /* Warm up, calibrate on rank 0, broadcast the iteration count, measure. */
+static double g_probe_before = -1, g_probe_after = -1; /* machine state around the last cell */
+
 static double measure(const bench_opts *o, kernel_fn k, unsigned char *sbuf, unsigned char *rbuf, long size,
                       long calib, long *iters_out)
 {
@@ -188,7 +190,9 @@ static double measure(const bench_opts *o, kernel_fn k, unsigned char *sbuf, uns
     }
     iters = bench_iters_for(o, per);
     MPI_Bcast(&iters, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+    g_probe_before = bench_probe();
     t = k(sbuf, rbuf, size, iters);
+    g_probe_after = bench_probe();
     MPI_Bcast(&t, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     *iters_out = iters;
     return t;
@@ -211,6 +215,7 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 1;
     }
+    bench_probe_init();
     g_peer = g_rank ^ 1;
     g_even = (g_rank % 2) == 0;
     g_active = g_peer < g_size;
@@ -230,8 +235,8 @@ int main(int argc, char **argv)
             validate_exchange(sbuf, rbuf, s);
             t = measure(&o, pingpong, sbuf, rbuf, s, s <= 65536 ? 20 : 2, &iters);
             if (g_rank == 0)
-                printf("metric=pingpong_latency_us size=%ld value=%.3f np=%d iters=%ld\n", s,
-                       t * 1e6 / (2.0 * (double)iters), g_size, iters);
+                printf("metric=pingpong_latency_us size=%ld value=%.3f np=%d iters=%ld%s\n", s,
+                       t * 1e6 / (2.0 * (double)iters), g_size, iters, bench_probe_text(g_probe_before, g_probe_after));
             fflush(stdout);
         }
     }
@@ -243,8 +248,9 @@ int main(int argc, char **argv)
             validate_exchange(sbuf, rbuf, s);
             t = measure(&o, stream_bw, sbuf, rbuf, s, 1, &iters);
             if (g_rank == 0)
-                printf("metric=bw_MBps size=%ld value=%.1f np=%d iters=%ld window=%d\n", s,
-                       (double)s * WINDOW * (double)iters / t / 1e6, g_size, iters, WINDOW);
+                printf("metric=bw_MBps size=%ld value=%.1f np=%d iters=%ld window=%d%s\n", s,
+                       (double)s * WINDOW * (double)iters / t / 1e6, g_size, iters, WINDOW,
+                       bench_probe_text(g_probe_before, g_probe_after));
             fflush(stdout);
         }
     }
@@ -256,8 +262,9 @@ int main(int argc, char **argv)
             validate_exchange(sbuf, rbuf, s);
             t = measure(&o, bidir_bw, sbuf, rbuf, s, 1, &iters);
             if (g_rank == 0)
-                printf("metric=bibw_MBps size=%ld value=%.1f np=%d iters=%ld window=%d\n", s,
-                       2.0 * (double)s * WINDOW * (double)iters / t / 1e6, g_size, iters, WINDOW);
+                printf("metric=bibw_MBps size=%ld value=%.1f np=%d iters=%ld window=%d%s\n", s,
+                       2.0 * (double)s * WINDOW * (double)iters / t / 1e6, g_size, iters, WINDOW,
+                       bench_probe_text(g_probe_before, g_probe_after));
             fflush(stdout);
         }
     }
