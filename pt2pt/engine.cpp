@@ -737,6 +737,8 @@ void Engine::note_idle_yield(std::uint64_t now_ns) noexcept {
   if (impl_->native) impl_->native->note_idle_yield(now_ns);
 }
 
+int Engine::local_ranks_awake() const noexcept { return impl_->native ? impl_->native->awake_ranks() : -1; }
+
 bool Engine::local_peers_idle_since(std::uint64_t since_ns) const noexcept {
   return !impl_->native || impl_->native->peers_idle_since(since_ns);
 }

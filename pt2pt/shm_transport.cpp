@@ -302,6 +302,13 @@ class NativeShm final : public ShmTransport {
     return true;
   }
 
+  int awake_ranks() const noexcept override {
+    int awake = 0;
+    for (std::size_t j = 0; j < local_count_; ++j)
+      if (j == me_ || !slot(j)->sleeping.load(std::memory_order_relaxed)) ++awake;
+    return awake;
+  }
+
   bool sleep_until_message(int timeout_us, bool (*ready)(const void*), const void* ready_arg) override {
     // Only arrivals wake us; a full ring to a peer frees silently, so never sleep on queued sends.
     if (queued_ || more_waiting_ || !completions_.empty()) return false;

@@ -62,6 +62,9 @@ class ShmTransport : public Transport {
   // `since_ns` or sleeps (steady-clock nanoseconds, comparable across processes).
   virtual void note_idle_yield(std::uint64_t now_ns) noexcept = 0;
   virtual bool peers_idle_since(std::uint64_t since_ns) const noexcept = 0;
+  // Local ranks (this one included) not asleep on their doorbell: the job's share of the node's
+  // runnable threads.
+  virtual int awake_ranks() const noexcept = 0;
 };
 
 }  // namespace fabmpi::pt2pt

@@ -173,6 +173,10 @@ class Runtime {
   ErrorRegistry errors_;
   std::recursive_mutex api_lock_;
   bool oversubscribed_ = false;
+  int local_ranks_ = 1;  // ranks of this job on this node
+  // Whether threads outside this job's awake ranks are runnable on the machine now (a slow yield then
+  // means another job holds the core).
+  bool outside_work_runnable() const noexcept;
   // Oversubscribed: until then, waiting ranks sleep rather than yield (a recent yield was slow).
   std::chrono::steady_clock::time_point sleep_spell_until_{};
   std::chrono::steady_clock::duration sleep_spell_{};
