@@ -165,8 +165,10 @@ struct BuiltinTable {
   }
 
   static const BuiltinTable& get() {
-    static const BuiltinTable table;
-    return table;
+    // Leaked: predefined types stay valid in static destructors and atexit handlers, and the references
+    // builtin_datatype() hands out own nothing.
+    static const BuiltinTable* table = new BuiltinTable;
+    return *table;
   }
 };
 
@@ -185,8 +187,11 @@ const std::shared_ptr<Datatype>* builtin_slot(MPI_Datatype handle) noexcept {
 }  // namespace
 
 DatatypeRef builtin_datatype(MPI_Datatype handle) noexcept {
+  // A reference that owns nothing (the aliasing constructor over an empty owner): predefined types live
+  // as long as the process, and copies of such a reference (every request, schedule and receive that
+  // names MPI_INT) then cost no atomic reference-count updates.
   const std::shared_ptr<Datatype>* slot = builtin_slot(handle);
-  return slot ? DatatypeRef(*slot) : nullptr;
+  return slot ? DatatypeRef(DatatypeRef(), slot->get()) : nullptr;
 }
 
 const Datatype* builtin_datatype_ptr(MPI_Datatype handle) noexcept {

@@ -27,6 +27,11 @@ Rc ApiCall::not_initialized() const {
 Rc ApiCall::comm(MPI_Comm handle, CommRef* out) {
   FABMPI_TRY(require_initialized());
   if (handle == MPI_COMM_NULL) return fail(MPI_ERR_COMM, "MPI_COMM_NULL is not a valid communicator");
+  if (handle == MPI_COMM_WORLD) {  // the runtime's world: no table lookup; it outlives the call
+    *out = library().runtime->world();
+    error_comm_ = out->get();
+    return Rc();
+  }
   const CommRef* found = library().comms.find(handle);
   if (!found) return fail(MPI_ERR_COMM, "invalid communicator handle 0x%x", static_cast<unsigned>(handle));
   *out = *found;
