@@ -47,8 +47,7 @@ struct RecvOp {
   RequestRef owner;            // keeps *request alive (null: the caller does, e.g. a blocking MPI_Recv)
   void* buf = nullptr;
   std::size_t count = 0;
-  const Datatype* type = nullptr;
-  DatatypeRef type_owner;    // keeps *type alive (null: the caller does, as for `owner`)
+  DatatypeRef type;
   std::size_t capacity = 0;  // bytes the user buffer holds
   MemoryType memory = MemoryType::host;
   // rendezvous
@@ -132,8 +131,7 @@ struct Engine::Impl final : TransportSink {
     if (op.use_count() != 1 || spare_recv_ops.size() >= 16) return;
     op->request = nullptr;
     op->owner.reset();
-    op->type = nullptr;
-    op->type_owner.reset();
+    op->type.reset();
     op->bounce.clear();
     op->reads_left = 0;
     op->error = MPI_SUCCESS;
@@ -144,7 +142,7 @@ struct Engine::Impl final : TransportSink {
   Rc send_control(int world, WireKind kind, std::uint64_t sender_op, std::uint64_t value);
   Rc start_send(const void* buf, std::size_t count, const Datatype& type, int dest, int tag,
                 const Comm& comm, Channel channel, SendMode mode, Request& request, const RequestRef& owner);
-  Rc start_recv(void* buf, std::size_t count, const Datatype& type, const DatatypeRef* type_owner, int source, int tag,
+  Rc start_recv(void* buf, std::size_t count, const DatatypeRef& type, int source, int tag,
                 const Comm& comm, Channel channel, Request& request, const RequestRef& owner);
   void deliver(const RecvOpRef& op, const WireHeader& h, const void* payload, std::size_t len);
   void deliver_eager(Request& r, void* buf, std::size_t count, const Datatype& type, std::size_t capacity,
@@ -422,14 +420,13 @@ void Engine::Impl::send_event(std::uint64_t id, int error) {
 
 // ---- receiving
 
-Rc Engine::Impl::start_recv(void* buf, std::size_t count, const Datatype& type, const DatatypeRef* type_owner,
-                            int source, int tag,
+Rc Engine::Impl::start_recv(void* buf, std::size_t count, const DatatypeRef& type, int source, int tag,
                             const Comm& comm, Channel channel, Request& request, const RequestRef& owner) {
   if (source == MPI_PROC_NULL) {
     complete_request(request, MPI_PROC_NULL, MPI_ANY_TAG, 0, MPI_SUCCESS);
     return Rc();
   }
-  const std::size_t capacity = count * type.size();
+  const std::size_t capacity = count * type->size();
   const Envelope pattern{comm.context_id(), static_cast<std::uint8_t>(channel), source, tag};
   // The receive object, for a message that is not (entirely) here yet.
   auto make_recv_op = [&] {
@@ -438,8 +435,7 @@ Rc Engine::Impl::start_recv(void* buf, std::size_t count, const Datatype& type, 
     op->owner = owner;
     op->buf = buf;
     op->count = count;
-    op->type = &type;
-    if (type_owner) op->type_owner = *type_owner;
+    op->type = type;
     op->capacity = capacity;
     return op;
   };
@@ -448,7 +444,7 @@ Rc Engine::Impl::start_recv(void* buf, std::size_t count, const Datatype& type, 
       const Arrival& a = **arrived;
       if (a.header.kind != WireKind::rts) {
         // Already here: copy it out, no receive object needed.
-        deliver_eager(request, buf, count, type, capacity, a.header, a.payload.data(), a.payload.size());
+        deliver_eager(request, buf, count, *type, capacity, a.header, a.payload.data(), a.payload.size());
         return Rc();
       }
       RecvOpRef op = make_recv_op();
@@ -610,7 +606,7 @@ Rc Engine::isend(const void* buf, std::size_t count, const DatatypeRef& type, in
 Rc Engine::irecv(void* buf, std::size_t count, const DatatypeRef& type, int source, int tag,
                  const CommRef& comm, Channel channel, RequestRef* out) {
   auto request = std::make_shared<Request>(Request::Kind::recv);
-  FABMPI_TRY(impl_->start_recv(buf, count, *type, &type, source, tag, *comm, channel, *request, request));
+  FABMPI_TRY(impl_->start_recv(buf, count, type, source, tag, *comm, channel, *request, request));
   *out = std::move(request);
   return Rc();
 }
@@ -627,12 +623,12 @@ Rc Engine::start_send_into(const void* buf, std::size_t count, const Datatype& t
 
 Rc Engine::start_recv(void* buf, std::size_t count, const DatatypeRef& type, int source, int tag,
                       const CommRef& comm, Channel channel, const RequestRef& request) {
-  return impl_->start_recv(buf, count, *type, &type, source, tag, *comm, channel, *request, request);
+  return impl_->start_recv(buf, count, type, source, tag, *comm, channel, *request, request);
 }
 
-Rc Engine::start_recv_into(void* buf, std::size_t count, const Datatype& type, int source, int tag,
+Rc Engine::start_recv_into(void* buf, std::size_t count, const DatatypeRef& type, int source, int tag,
                            const Comm& comm, Channel channel, Request& request) {
-  return impl_->start_recv(buf, count, type, nullptr, source, tag, comm, channel, request, nullptr);
+  return impl_->start_recv(buf, count, type, source, tag, comm, channel, request, nullptr);
 }
 
 Rc Engine::iprobe(int source, int tag, const CommRef& comm, Channel channel, bool* found, ProbeInfo* info) {
@@ -681,8 +677,7 @@ Rc Engine::imrecv(void* buf, std::size_t count, const DatatypeRef& type, const M
     op->owner = request;
     op->buf = buf;
     op->count = count;
-    op->type = type.get();
-    op->type_owner = type;
+    op->type = type;
     op->capacity = count * type->size();
     const Arrival& a = *message->arrival;
     impl_->deliver(op, a.header, a.payload.data(), a.payload.size());

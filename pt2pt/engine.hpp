@@ -66,7 +66,7 @@ class Engine : public ProgressSource {
   // when the transport takes it at once; a receive whose message already arrived, likewise.
   Rc start_send_into(const void* buf, std::size_t count, const Datatype& type, int dest, int tag,
                      const Comm& comm, Channel channel, SendMode mode, Request& request);
-  Rc start_recv_into(void* buf, std::size_t count, const Datatype& type, int source, int tag,
+  Rc start_recv_into(void* buf, std::size_t count, const DatatypeRef& type, int source, int tag,
                      const Comm& comm, Channel channel, Request& request);
 
   // MPI_Iprobe: *found and *info for the first message a receive (source, tag) would match.

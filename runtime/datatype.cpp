@@ -172,8 +172,7 @@ struct BuiltinTable {
   }
 };
 
-namespace {
-const std::shared_ptr<Datatype>* builtin_slot(MPI_Datatype handle) noexcept {
+DatatypeRef builtin_datatype(MPI_Datatype handle) noexcept {
   const BuiltinTable& table = BuiltinTable::get();
   const auto h = static_cast<unsigned>(handle);
   const std::shared_ptr<Datatype>* slot = nullptr;
@@ -181,23 +180,13 @@ const std::shared_ptr<Datatype>* builtin_slot(MPI_Datatype handle) noexcept {
     slot = &table.by_low_byte[h & 0xffu];
   else if ((h & 0xfffffff8u) == 0x8c000000u && (h & 7u) < table.pairs.size())
     slot = &table.pairs[h & 7u];
-  if (slot && *slot && (*slot)->handle == handle) return slot;
-  return nullptr;
-}
-}  // namespace
-
-DatatypeRef builtin_datatype(MPI_Datatype handle) noexcept {
+  if (!slot || !*slot || (*slot)->handle != handle) return nullptr;
   // A reference that owns nothing (the aliasing constructor over an empty owner): predefined types live
   // as long as the process, and copies of such a reference (every request, schedule and receive that
   // names MPI_INT) then cost no atomic reference-count updates.
-  const std::shared_ptr<Datatype>* slot = builtin_slot(handle);
-  return slot ? DatatypeRef(DatatypeRef(), slot->get()) : nullptr;
+  return DatatypeRef(DatatypeRef(), slot->get());
 }
 
-const Datatype* builtin_datatype_ptr(MPI_Datatype handle) noexcept {
-  const std::shared_ptr<Datatype>* slot = builtin_slot(handle);
-  return slot ? slot->get() : nullptr;
-}
 
 // ---------------------------------------------------------------- pack / unpack
 namespace {

@@ -136,8 +136,6 @@ class Datatype {
 
 // The predefined datatype for an MPICH-ABI handle value, or nullptr when the handle is not predefined.
 DatatypeRef builtin_datatype(MPI_Datatype handle) noexcept;
-// The same without a reference count (predefined types live as long as the process): for hot paths.
-const Datatype* builtin_datatype_ptr(MPI_Datatype handle) noexcept;
 
 // ---- constructors (the core of MPI_Type_*; arguments are assumed checked by the caller).
 // All return uncommitted types; `stride`/`displs` in elements of `old` unless the name says h (bytes).

@@ -24,31 +24,32 @@ Rc ApiCall::not_initialized() const {
   return fail(MPI_ERR_OTHER, "called before MPI_Init or MPI_Init_thread");
 }
 
-Rc ApiCall::comm(MPI_Comm handle, CommRef* out) {
+Rc ApiCall::find_comm(MPI_Comm handle, const CommRef** found) const {
   FABMPI_TRY(require_initialized());
   if (handle == MPI_COMM_NULL) return fail(MPI_ERR_COMM, "MPI_COMM_NULL is not a valid communicator");
-  if (handle == MPI_COMM_WORLD) {  // the runtime's world: no table lookup; it outlives the call
-    *out = library().runtime->world();
-    error_comm_ = out->get();
-    return Rc();
-  }
-  const CommRef* found = library().comms.find(handle);
-  if (!found) return fail(MPI_ERR_COMM, "invalid communicator handle 0x%x", static_cast<unsigned>(handle));
+  // MPI_COMM_WORLD is the runtime's world (env.cpp registers it so): no table lookup.
+  *found = handle == MPI_COMM_WORLD ? &library().runtime->world() : library().comms.find(handle);
+  if (!*found) return fail(MPI_ERR_COMM, "invalid communicator handle 0x%x", static_cast<unsigned>(handle));
+  return Rc();
+}
+
+Rc ApiCall::comm(MPI_Comm handle, CommRef* out) {
+  const CommRef* found = nullptr;
+  FABMPI_TRY(find_comm(handle, &found));
   *out = *found;
-  error_comm_owner_ = *found;
+  // A communicator in the table may be freed before finish() (MPI_Comm_free is such a call); the world
+  // outlives every call.
+  if (handle != MPI_COMM_WORLD) error_comm_owner_ = *found;
   error_comm_ = found->get();
   return Rc();
 }
 
 Rc ApiCall::comm_lookup(MPI_Comm handle, const Comm** out) {
-  FABMPI_TRY(require_initialized());
-  if (handle == MPI_COMM_NULL) return fail(MPI_ERR_COMM, "MPI_COMM_NULL is not a valid communicator");
-  Runtime& rt = *library().runtime;
-  const CommRef* found = handle == MPI_COMM_WORLD ? &rt.world() : library().comms.find(handle);
-  if (!found) return fail(MPI_ERR_COMM, "invalid communicator handle 0x%x", static_cast<unsigned>(handle));
+  const CommRef* found = nullptr;
+  FABMPI_TRY(find_comm(handle, &found));
   // Another thread may free a communicator (or grow the table) while this call waits: hold a reference
   // then. The world lives as long as the runtime.
-  if (rt.needs_api_lock() && handle != MPI_COMM_WORLD) error_comm_owner_ = *found;
+  if (library().runtime->needs_api_lock() && handle != MPI_COMM_WORLD) error_comm_owner_ = *found;
   error_comm_ = found->get();
   *out = error_comm_;
   return Rc();
@@ -121,12 +122,6 @@ Rc to_datatype(MPI_Datatype handle, DatatypeRef* out, bool require_committed) {
     return fail(MPI_ERR_TYPE, "datatype %s is not committed (call MPI_Type_commit first)",
                 (*found)->name.empty() ? "(unnamed)" : (*found)->name.c_str());
   *out = *found;
-  return Rc();
-}
-
-Rc to_derived_datatype(MPI_Datatype handle, const Datatype** out, DatatypeRef* keep) {
-  FABMPI_TRY(to_datatype(handle, keep, true));
-  *out = keep->get();
   return Rc();
 }
 

@@ -91,6 +91,8 @@ class ApiCall {
   void lock();
   void unlock();
   Rc not_initialized() const;
+  // The communicator behind a handle (initialized library, valid handle), in the table or the world.
+  Rc find_comm(MPI_Comm handle, const CommRef** found) const;
   Rc comm_lookup(MPI_Comm handle, const Comm** out);
 
   const char* name_;
@@ -104,16 +106,6 @@ class ApiCall {
 
 // ---- handle conversion (each fails with the matching MPI error class and a reason)
 Rc to_datatype(MPI_Datatype handle, DatatypeRef* out, bool require_committed = true);
-// For blocking calls: *out stays valid until the call returns; `keep` holds a derived type (a predefined
-// one needs no reference).
-Rc to_derived_datatype(MPI_Datatype handle, const Datatype** out, DatatypeRef* keep);
-inline Rc to_datatype(MPI_Datatype handle, const Datatype** out, DatatypeRef* keep) {
-  if (const Datatype* builtin = builtin_datatype_ptr(handle)) {
-    *out = builtin;
-    return Rc();
-  }
-  return to_derived_datatype(handle, out, keep);
-}
 Rc to_op(MPI_Op handle, OpRef* out);
 Rc to_group(MPI_Group handle, GroupRef* out);
 Rc to_info(MPI_Info handle, InfoRef* out);

@@ -37,19 +37,18 @@ Rc check_recv(ApiCall& call, const void* buf, int count, MPI_Datatype datatype, 
   return check_source_rank(*out->comm, source);
 }
 
-// Blocking calls borrow the communicator (through the ApiCall) and a predefined datatype: no reference
-// count changes hands on the fast path (each is an atomic read-modify-write).
+// Blocking calls borrow the communicator through the ApiCall (a reference count is an atomic
+// read-modify-write; predefined datatypes' references own nothing, so copying them is free).
 struct BlockingArgs {
   const Comm* comm = nullptr;
-  const Datatype* type = nullptr;
-  DatatypeRef type_keep;  // a derived type, held for the call
+  DatatypeRef type;
 };
 
 Rc check_blocking(ApiCall& call, const void* buf, int count, MPI_Datatype datatype, int peer, int tag,
                   MPI_Comm comm, bool is_send, BlockingArgs* out) {
   FABMPI_TRY(call.comm(comm, &out->comm));
   FABMPI_TRY(check_count(count));
-  FABMPI_TRY(to_datatype(datatype, &out->type, &out->type_keep));
+  FABMPI_TRY(to_datatype(datatype, &out->type));
   FABMPI_TRY(check_buffer(buf, count, *out->type));
   if (is_send) {
     FABMPI_TRY(check_send_tag(tag));
@@ -192,7 +191,7 @@ int PMPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, 
     BlockingArgs a;
     FABMPI_TRY(check_blocking(call, buf, count, datatype, source, tag, comm, false, &a));
     Request r(Request::Kind::recv);  // on the stack, as in blocking_send
-    FABMPI_TRY(runtime().pt2pt().start_recv_into(buf, static_cast<std::size_t>(count), *a.type, source, tag,
+    FABMPI_TRY(runtime().pt2pt().start_recv_into(buf, static_cast<std::size_t>(count), a.type, source, tag,
                                                  *a.comm, Channel::user, r));
     if (!r.is_complete()) runtime().wait(r);
     r.fill_status(status);
