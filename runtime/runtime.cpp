@@ -158,9 +158,7 @@ constexpr auto kLongestSleepSpell = std::chrono::milliseconds(160);
 constexpr auto kSpellMemory = std::chrono::milliseconds(50);
 // A sleep ends after this long even without a wake-up (progress not driven by a message).
 constexpr int kSleepMicros = 1000;
-}  // namespace
 
-namespace {
 // Threads runnable on the whole machine right now (the kernel's nr_running: /proc/loadavg's fourth
 // field, "running/total"), or -1 when unknown. Read only after a slow yield (at most one per ms).
 int machine_runnable_threads() {
@@ -218,14 +216,15 @@ void Runtime::yield_once(std::chrono::steady_clock::duration idle_time, bool (*r
     // own yielding ranks alone make yields slow too, as CFS evens out their run times (measured, np=4
     // on 2 cores, nothing else running: spells after such yields put 8 B allreduce at 11-46 us instead
     // of 3, the 8 B cells after an 8 MiB one each time).
-    if (std::chrono::steady_clock::now() - before > kSlowYield &&
-        (!pt2pt_ || pt2pt_->local_peers_idle_since(before_ns)) && outside_work_runnable()) {
+    const auto yield_time = std::chrono::steady_clock::now() - before;
+    if (yield_time > kSlowYield && (!pt2pt_ || pt2pt_->local_peers_idle_since(before_ns)) &&
+        outside_work_runnable()) {
       const bool persisting = before - sleep_spell_until_ < kSpellMemory;
       sleep_spell_ = persisting ? std::min<std::chrono::steady_clock::duration>(2 * sleep_spell_, kLongestSleepSpell)
                                 : std::chrono::steady_clock::duration(kFirstSleepSpell);
       sleep_spell_until_ = before + sleep_spell_;
       FABMPI_LOG(debug, runtime, "slow yield (%lld us): sleeping for %lld ms",
-                 static_cast<long long>(std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - before).count()),
+                 static_cast<long long>(std::chrono::duration_cast<std::chrono::microseconds>(yield_time).count()),
                  static_cast<long long>(std::chrono::duration_cast<std::chrono::milliseconds>(sleep_spell_).count()));
     }
     return;
