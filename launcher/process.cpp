@@ -11,11 +11,6 @@
 
 namespace fabmpi::launcher {
 
-void UniqueFd::reset(int fd) {
-  if (fd_ >= 0) ::close(fd_);
-  fd_ = fd;
-}
-
 bool make_pipe(UniqueFd* read_end, UniqueFd* write_end) {
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) return false;

@@ -20,6 +20,7 @@
 #include <utility>
 
 #include "common/log.hpp"
+#include "common/unique_fd.hpp"
 #include "pt2pt/shm_ring.hpp"
 
 namespace fabmpi::pt2pt {
@@ -100,19 +101,6 @@ std::size_t segment_bytes(std::size_t local_count, std::size_t ring_bytes) {
   return sizeof(SegmentHeader) + local_count * sizeof(RankSlot) +
          local_count * local_count * (sizeof(RingControl) + ring_bytes);
 }
-
-class FdOwner {
- public:
-  FdOwner() = default;
-  explicit FdOwner(int fd) noexcept : fd_(fd) {}
-  ~FdOwner() { if (fd_ >= 0) close(fd_); }
-  FdOwner(const FdOwner&) = delete;
-  FdOwner& operator=(const FdOwner&) = delete;
-  int get() const noexcept { return fd_; }
-
- private:
-  int fd_ = -1;
-};
 
 class Mapping {
  public:
@@ -417,7 +405,7 @@ Rc NativeShm::create(Bootstrap& boot) {
   // store and removes what was left in /dev/shm (seen in the fatal_error test: create, then killed
   // before the put).
   FABMPI_TRY(boot.put(key, name_));
-  FdOwner fd(shm_open(name_.c_str(), O_RDWR | O_CREAT | O_EXCL, 0600));
+  UniqueFd fd(shm_open(name_.c_str(), O_RDWR | O_CREAT | O_EXCL, 0600));
   if (fd.get() < 0) return fail(MPI_ERR_OTHER, "native-shm: shm_open(%s): %s", name_.c_str(), strerror(errno));
   created_ = true;
   const std::size_t bytes = segment_bytes(local_count_, ring_bytes_);
@@ -442,7 +430,7 @@ Rc NativeShm::attach(Bootstrap& boot) {
   const std::size_t bytes = segment_bytes(local_count_, ring_bytes_);
   if (me_ != 0) {
     FABMPI_TRY(boot.get("fabmpi-shm-node-" + std::to_string(options_.node), &name_));
-    FdOwner fd(shm_open(name_.c_str(), O_RDWR, 0));
+    UniqueFd fd(shm_open(name_.c_str(), O_RDWR, 0));
     if (fd.get() < 0) return fail(MPI_ERR_OTHER, "native-shm: shm_open(%s): %s", name_.c_str(), strerror(errno));
     FABMPI_TRY(mapping_.map(fd.get(), bytes));
     if (header()->magic != kMagic || header()->local_count != local_count_ || header()->ring_bytes != ring_bytes_)
