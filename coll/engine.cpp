@@ -183,6 +183,8 @@ Rc Engine::start(const std::shared_ptr<CollRequest>& request, const SelectionKey
   ctx.size = comm.size();
   // Tags at and above 0x40000000 belong to communicator creation (runtime/comm_create.cpp).
   ctx.tag = static_cast<int>(comm.next_collective_sequence() & 0x3fffffffu);
+  request->algorithm = algorithm;
+  request->tag = ctx.tag;
   request->schedule = algorithm->make(ctx, args, params);
   if (request->schedule->progress()) {
     finish(*request);
@@ -200,6 +202,19 @@ void Engine::finish(CollRequest& request) {
     request.error = rc.code();
   }
   request.mark_complete();
+}
+
+void Engine::describe_waiting(std::vector<std::string>* lines) const {
+  for (const auto& request : active_) {
+    const Comm& comm = *request->comm;
+    const std::string name = comm.name.empty() ? "the communicator with context id " + std::to_string(comm.context_id())
+                                               : comm.name;
+    lines->push_back(std::string("collective ") +
+                     (request->algorithm ? collective_name(request->algorithm->collective) : "operation") + " (" +
+                     (request->algorithm ? request->algorithm->name : "?") + ") on " + name + ", rank " +
+                     std::to_string(comm.rank()) + " of " + std::to_string(comm.size()) + ": in progress, its messages "
+                     "are the collective traffic with tag " + std::to_string(request->tag));
+  }
 }
 
 int Engine::progress() {

@@ -35,6 +35,8 @@ class CollRequest final : public Request {
   std::unique_ptr<Reducer> reducer;
   std::vector<Bytes> buffers;                      // from the scratch cache
   std::vector<std::function<void()>> on_complete;  // e.g. unpack a staged result into the user's buffer
+  const Algorithm* algorithm = nullptr;            // set by Engine::start (hang reports)
+  int tag = 0;                                     // the collective-channel tag of this instance
   ScheduleRef schedule;                             // last: destroyed first, it points into the above
 };
 
@@ -45,6 +47,8 @@ class Engine final : public ProgressSource {
   static Rc create(Runtime& runtime, std::unique_ptr<Engine>* out);
 
   int progress() override;
+  // Every collective in flight: which, which algorithm, on which communicator.
+  void describe_waiting(std::vector<std::string>* lines) const override;
 
   // Selects an algorithm for `key`, builds its schedule on `request` and starts it. `args` is in
   // packed form (see algorithms.hpp); the request's reducer/transport are set here when needed.

@@ -217,7 +217,8 @@ Options:
   -x VAR=VAL               set VAR=VAL in the ranks' environment
   -genv VAR VAL            set VAR=VAL in the ranks' environment (MPICH style)
   --tag-output, -l         prefix every output line with "[rank] "
-  --timeout SEC            end the job after SEC seconds (exit code 124)
+  --timeout SEC            end the job after SEC seconds (exit code 124); just before, ranks waiting in
+                           MPI print what they wait for (FABMPI_HANG_REPORT=SEC: after SEC s idle)
   --bind-to core|none      bind each rank to one core (round robin over the node's cores) or not (default)
   --report-bindings        print each rank's binding on stderr
   --wdir, -wdir, -wd DIR   working directory of the ranks

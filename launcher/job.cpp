@@ -91,6 +91,7 @@ class JobRunner {
  private:
   bool start_ranks();
   void loop();
+  void report_barrier();
   void on_signal();
   void on_pmi_readable(RankSlot& slot);
   void apply(PmiActions& actions);
@@ -220,6 +221,7 @@ std::vector<std::string> rank_environment(const JobConfig& config, int rank, int
   // Debian's libfabric links libinfinipath, whose constructor installs a SIGSEGV handler that prints a
   // backtrace and exits with 1: a crashing rank would look like exit(1). Keep the real signal.
   set_default("IPATH_NO_BACKTRACE", "1");
+  if (config.hang_report_unix_ms > 0) set_default("FABMPI_HANG_DEADLINE", std::to_string(config.hang_report_unix_ms));
   set("MPI_LOCALRANKID", std::to_string(local_rank));
   set("MPI_LOCALNRANKS", std::to_string(local_size));
   if (pmi_fd >= 0) {
@@ -376,6 +378,23 @@ void JobRunner::pump_stdin(short in_events, short out_events) {
   }
 }
 
+// A hang report's part that only mpirun can give: ranks that wait in the job-wide PMI barrier (MPI_Init's
+// address exchange, MPI_Finalize) wait there for the others, which the ranks themselves cannot report.
+void JobRunner::report_barrier() {
+  if (server_.ranks_in_barrier() == 0) return;
+  std::string waiting, missing;
+  int waiting_count = 0;
+  for (int r = 0; r < config_.np; ++r) {
+    const bool in = server_.in_barrier(r);
+    waiting_count += in;
+    std::string& list = in ? waiting : missing;
+    list += (list.empty() ? "" : ",") + std::to_string(r);
+  }
+  const bool one_missing = missing.find(',') == std::string::npos;
+  say((waiting_count == 1 ? "rank " + waiting + " waits" : "ranks " + waiting + " wait") +
+      " in the job-wide barrier of MPI_Init or MPI_Finalize for " + (one_missing ? "rank " : "ranks ") + missing);
+}
+
 void JobRunner::loop() {
   while (true) {
     // Reap first: every exit is judged once, after the rank's last PMI bytes are read.
@@ -384,8 +403,11 @@ void JobRunner::loop() {
     if (stdin_open_ && (ranks_.empty() || ranks_[0].reaped)) close_stdin();
 
     const auto now = Clock::now();
-    if (phase_ == Phase::running && job_deadline_ && now >= *job_deadline_)
-      fail(124, "job timed out after " + std::to_string(config_.timeout_seconds) + " seconds; terminating the job");
+    if (phase_ == Phase::running && job_deadline_ && now >= *job_deadline_) {
+      report_barrier();
+      fail(124, "job timed out after " + std::to_string(config_.timeout_seconds) +
+                    " seconds; terminating the job (ranks that were waiting in MPI printed what for, above)");
+    }
     if (phase_ == Phase::terminating && kill_deadline_ && Clock::now() >= *kill_deadline_) {
       phase_ = Phase::killing;
       for (RankSlot& slot : ranks_)
@@ -505,7 +527,16 @@ void block_job_signals() {
 }
 
 int run_job(const JobConfig& config, Launcher& launcher) {
-  JobRunner runner(config, launcher);
+  JobConfig job = config;
+  if (job.timeout_seconds > 0) {
+    // Ranks report a little before the end: up to 2 s (a fifth of short timeouts) for the reports to
+    // be written and forwarded while every rank is still alive.
+    const long long timeout_ms = 1000LL * job.timeout_seconds;
+    const long long now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                 std::chrono::system_clock::now().time_since_epoch()).count();
+    job.hang_report_unix_ms = now_ms + timeout_ms - std::min(2000LL, timeout_ms / 5);
+  }
+  JobRunner runner(job, launcher);
   return runner.run();
 }
 

@@ -26,6 +26,9 @@ struct JobConfig {
   std::string master_addr;
   int master_port = 0;
   std::string kvsname;
+  // With a timeout: when (Unix ms) ranks waiting in MPI print what they wait for, shortly before the
+  // job is ended (FABMPI_HANG_DEADLINE; set by run_job).
+  long long hang_report_unix_ms = 0;
 };
 
 // Blocks SIGCHLD, SIGINT, SIGTERM, SIGHUP and SIGQUIT for the whole mpirun process (the event loop

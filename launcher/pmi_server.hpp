@@ -51,6 +51,7 @@ class PmiServer {
   bool finalized(int rank) const { return state(rank).finalized; }
   bool connected(int rank) const { return state(rank).connected; }
   int ranks_in_barrier() const { return in_barrier_; }
+  bool in_barrier(int rank) const { return state(rank).in_barrier; }
   std::size_t kvs_entries() const { return kvs_.size(); }
   // The values fabmpi ranks stored (through their bootstrap layer, which hex-encodes a value and splits
   // it over keys k, k#1, ...: runtime/pmi_client.cpp) under every key that starts with `prefix`; values

@@ -64,10 +64,26 @@ struct SendOp {
   Request* request = nullptr;
   RequestRef owner;  // as in RecvOp
   int events_left = 0;                // transport completion + ack/fin
+  // What the send is, for hang reports.
+  int dest_world = -1;
+  int tag = 0;
+  std::uint32_t context = 0;
+  std::uint8_t channel = 0;
+  WireKind kind = WireKind::eager;
+  std::size_t bytes = 0;
   Exposure exposure;                  // rendezvous registration
   std::vector<unsigned char> bounce;  // packed non-contiguous data
   MemoryType memory = MemoryType::host;
   int error = MPI_SUCCESS;
+
+  void note(const WireHeader& h, int world) noexcept {
+    dest_world = world;
+    tag = h.tag;
+    context = h.context_id;
+    channel = h.channel;
+    kind = h.kind;
+    bytes = h.size;
+  }
 };
 
 struct Peer {
@@ -353,6 +369,7 @@ Rc Engine::Impl::start_send(const void* buf, std::size_t count, const Datatype& 
       op.request = &request;
       op.owner = owner;
       op.events_left = 1;
+      op.note(h, world);
     }
     return Rc();
   }
@@ -394,6 +411,7 @@ Rc Engine::Impl::start_send(const void* buf, std::size_t count, const Datatype& 
     h.rkey = op.exposure.key;
     op.events_left = 2;  // rts sent + fin
   }
+  op.note(h, world);
   bool done = false;
   Rc rc = tx.send(world, h, payload, payload_bytes, id, &done);
   if (!rc) {
@@ -695,6 +713,63 @@ bool Engine::cancel(Request& request) {
   return true;
 }
 
+namespace {
+std::string context_text(std::uint32_t context, std::uint8_t channel) {
+  std::string text = context == ContextIdPool::kWorldId  ? "MPI_COMM_WORLD"
+                     : context == ContextIdPool::kSelfId ? "MPI_COMM_SELF"
+                                                         : "the communicator with context id " + std::to_string(context);
+  if (channel == static_cast<std::uint8_t>(Channel::collective)) text += " (collective traffic)";
+  return text;
+}
+std::string rank_text(int rank) { return rank == MPI_ANY_SOURCE ? "any source" : "rank " + std::to_string(rank); }
+std::string tag_text(int tag) { return tag == MPI_ANY_TAG ? "any tag" : "tag " + std::to_string(tag); }
+}  // namespace
+
+void Engine::describe_waiting(std::vector<std::string>* lines) const {
+  const Impl& m = *impl_;
+  // A process can have thousands of operations in flight; the first few of each kind tell the story.
+  constexpr std::size_t kMostPerKind = 8;
+  auto more = [lines](std::size_t total, const char* what) {
+    if (total > kMostPerKind) lines->push_back("... and " + std::to_string(total - kMostPerKind) + " more " + what);
+  };
+  std::size_t shown = 0;
+  m.posted.for_each([&](const Envelope& e, const RecvOpRef& op) {
+    if (shown++ >= kMostPerKind) return;
+    lines->push_back("receive from " + rank_text(e.source) + ", " + tag_text(e.tag) + " on " +
+                     context_text(e.context, e.channel) + ": no matching message has arrived" +
+                     (op->capacity ? " (buffer of " + std::to_string(op->capacity) + " bytes)" : ""));
+  });
+  more(m.posted.size(), "posted receives");
+  shown = 0;
+  m.unexpected.for_each([&](const Envelope& e, const ArrivalRef& a) {
+    if (shown++ >= kMostPerKind) return;
+    lines->push_back("message from rank " + std::to_string(e.source) + ", tag " + std::to_string(e.tag) + " on " +
+                     context_text(e.context, e.channel) + " (" + std::to_string(a->header.size) +
+                     " bytes) arrived and is not received yet");
+  });
+  more(m.unexpected.size(), "messages arrived and not received");
+  shown = 0;
+  for (const auto& [id, op] : m.sends) {
+    if (shown++ >= kMostPerKind) break;
+    const char* state = op.kind == WireKind::rts          ? "announced, waiting for the receiver to take it"
+                        : op.kind == WireKind::eager_sync ? "delivered, waiting for the receiver to match it (synchronous)"
+                                                          : "waiting for the transport to finish sending it";
+    lines->push_back("send of " + std::to_string(op.bytes) + " bytes to world rank " + std::to_string(op.dest_world) +
+                     ", tag " + std::to_string(op.tag) + " on " + context_text(op.context, op.channel) + ": " + state);
+  }
+  more(m.sends.size(), "sends");
+  std::vector<const RecvOp*> reading;
+  for (const auto& [token, op] : m.reads)
+    if (std::find(reading.begin(), reading.end(), op.get()) == reading.end()) reading.push_back(op.get());
+  shown = 0;
+  for (const RecvOp* op : reading) {
+    if (shown++ >= kMostPerKind) break;
+    lines->push_back("receive of " + std::to_string(op->bytes) + " bytes from world rank " + std::to_string(op->peer) +
+                     ": matched, reading the data (" + std::to_string(op->reads_left) + " reads outstanding)");
+  }
+  more(reading.size(), "receives reading data");
+}
+
 int Engine::progress() {
   int events = 0;
   if (impl_->self_dirty) {
@@ -745,8 +820,11 @@ Rc Engine::quiesce() {
            (impl_->shm && impl_->shm->pending()) ||
            (impl_->tcp && impl_->tcp->pending());
   };
+  // Idle passes go through the runtime's idle step, so a send nobody receives shows in hang reports.
+  Runtime::IdleSpin spin(impl_->runtime);
   while (busy()) {
-    if (progress() == 0) sched_yield();
+    if (progress() > 0) spin.reset();
+    else if (!spin.spin()) impl_->runtime.yield_once(spin.idle_time());
   }
   return Rc();
 }

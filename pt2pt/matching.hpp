@@ -82,6 +82,13 @@ class MatchQueue {
   std::size_t size() const noexcept { return size_; }
   bool empty() const noexcept { return size_ == 0; }
 
+  // Every entry, per (context, channel) in queue order (hang reports).
+  template <class Fn>
+  void for_each(Fn fn) const {
+    for (const auto& [k, list] : buckets_)
+      for (const Entry& e : list) fn(e.envelope, e.item);
+  }
+
  private:
   struct Entry {
     Envelope envelope;

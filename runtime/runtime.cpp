@@ -51,6 +51,14 @@ void drop_infinipath_fault_handlers() noexcept {
 }
 
 
+namespace {
+// Hang watch: a rank waiting when mpirun's --timeout comes reports only once it has been idle this long
+// (a rank merely between two messages is not hanging), and compares the wall clock with that deadline
+// this often.
+constexpr std::chrono::steady_clock::duration kHangDeadlineMinIdle = std::chrono::milliseconds(100);
+constexpr auto kHangDeadlineCheckEvery = std::chrono::milliseconds(50);
+}  // namespace
+
 Rc Runtime::create(Options options, std::unique_ptr<Runtime>* out) {
   std::unique_ptr<Runtime> rt(new Runtime());
   std::string tunable_error;
@@ -80,6 +88,10 @@ Rc Runtime::create(Options options, std::unique_ptr<Runtime>* out) {
   const auto local_ranks = std::count(rt->node_of_rank_.begin(), rt->node_of_rank_.end(), my_node);
   rt->oversubscribed_ = local_ranks > cores_available();
   rt->local_ranks_ = static_cast<int>(local_ranks);
+  if (rt->tunables_.hang_report > 0) rt->hang_report_after_ = std::chrono::seconds(rt->tunables_.hang_report);
+  rt->hang_deadline_unix_ms_ = std::max(0LL, rt->tunables_.hang_deadline);
+  rt->hang_watch_from_ = rt->hang_deadline_unix_ms_ ? std::min(rt->hang_report_after_, kHangDeadlineMinIdle)
+                                                    : rt->hang_report_after_;
 
   char host[MPI_MAX_PROCESSOR_NAME] = {};
   gethostname(host, sizeof host - 1);
@@ -190,8 +202,58 @@ bool Runtime::yields_instead_of_sleeping(std::chrono::steady_clock::duration idl
   return !oversubscribed_ || std::chrono::steady_clock::now() >= sleep_spell_until_;
 }
 
+namespace {
+
+std::string seconds_text(std::chrono::steady_clock::duration d) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f s", std::chrono::duration<double>(d).count());
+  return text;
+}
+}  // namespace
+
+void Runtime::watch_for_hang(std::chrono::steady_clock::duration idle_time) {
+  const auto now = std::chrono::steady_clock::now();
+  // One report per idle stretch; a stretch is known by when it started.
+  const auto stretch_start = now - idle_time;
+  if (stretch_start - hang_stretch_start_ > std::chrono::milliseconds(1) ||
+      hang_stretch_start_ - stretch_start > std::chrono::milliseconds(1)) {
+    hang_stretch_start_ = stretch_start;
+    hang_reported_ = false;
+  }
+  if (hang_reported_) return;
+  if (idle_time >= hang_report_after_) {
+    hang_reported_ = true;
+    report_hang("no progress for " + seconds_text(idle_time) + " (FABMPI_HANG_REPORT=" +
+                std::to_string(tunables_.hang_report) + ")");
+    return;
+  }
+  if (hang_deadline_unix_ms_ == 0 || idle_time < kHangDeadlineMinIdle || now < hang_next_clock_check_) return;
+  hang_next_clock_check_ = now + kHangDeadlineCheckEvery;
+  const long long unix_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                std::chrono::system_clock::now().time_since_epoch()).count();
+  if (unix_ms < hang_deadline_unix_ms_) return;
+  hang_deadline_unix_ms_ = 0;  // once per process: mpirun ends the job next
+  hang_reported_ = true;
+  report_hang("mpirun's --timeout is about to end the job; no progress for " + seconds_text(idle_time));
+}
+
+void Runtime::report_hang(const std::string& why) const {
+  const std::string prefix = "fabmpi: rank " + std::to_string(world_rank_) + ": ";
+  const char* call = current_call_ ? current_call_->load(std::memory_order_relaxed) : nullptr;
+  std::string text = prefix + "hang report: " + why + "; in " + (call ? call : "an MPI call") + ", waiting for:\n";
+  std::vector<std::string> lines;
+  for (const ProgressSource* source : progress_sources_) source->describe_waiting(&lines);
+  if (lines.empty())
+    lines.push_back("no operation in flight here (a shared-memory collective, or a request the application "
+                    "completes by polling)");
+  for (const std::string& line : lines) text += prefix + "  " + line + "\n";
+  // One write: the report stays in one piece between other ranks' output.
+  (void)!::write(STDERR_FILENO, text.data(), text.size());
+}
+
 void Runtime::yield_once(std::chrono::steady_clock::duration idle_time, bool (*ready)(const void*),
                          const void* ready_arg) {
+  if (idle_time >= hang_watch_from_) watch_for_hang(idle_time);
   if (needs_api_lock()) {
     // Let other application threads into the library while this one waits.
     api_lock_.unlock();

@@ -34,6 +34,8 @@ class ProgressSource {
   virtual ~ProgressSource() = default;
   // Makes what progress it can without blocking. Returns the number of events handled.
   virtual int progress() = 0;
+  // One line per operation still in flight, for hang reports (Runtime::report_hang).
+  virtual void describe_waiting(std::vector<std::string>* lines) const { (void)lines; }
 };
 
 // User-defined error classes, codes and strings (MPI_Add_error_*).
@@ -145,6 +147,13 @@ class Runtime {
   // that must wake it only before a step that may sleep).
   bool yields_instead_of_sleeping(std::chrono::steady_clock::duration idle_time) const noexcept;
 
+  // Hang reports (docs/debugging.md): the binding layer's record of the MPI function the application
+  // is in (read only for the report).
+  void set_current_call_source(const std::atomic<const char*>* source) noexcept { current_call_ = source; }
+  // Prints to stderr what this rank waits for: the MPI function, and every operation in flight as the
+  // progress sources describe it. `why` opens the report ("no progress for 10.0 s").
+  void report_hang(const std::string& why) const;
+
   // The context ids this process has in use (runtime/context_ids.hpp); communicator creation
   // (runtime/comm_create.cpp) agrees on a new one with the other members. Shared with the
   // communicators, which return their id when destroyed, even after the runtime is gone.
@@ -180,6 +189,17 @@ class Runtime {
   // Oversubscribed: until then, waiting ranks sleep rather than yield (a recent yield was slow).
   std::chrono::steady_clock::time_point sleep_spell_until_{};
   std::chrono::steady_clock::duration sleep_spell_{};
+  // Hang watch, looked at from yield_once only (every idle wait passes there): report after this long
+  // without progress (FABMPI_HANG_REPORT; max(): off) and/or at mpirun's --timeout minus a margin
+  // (FABMPI_HANG_DEADLINE, Unix ms; 0: none). One report per idle stretch.
+  void watch_for_hang(std::chrono::steady_clock::duration idle_time);
+  std::chrono::steady_clock::duration hang_report_after_ = std::chrono::steady_clock::duration::max();
+  long long hang_deadline_unix_ms_ = 0;
+  std::chrono::steady_clock::duration hang_watch_from_ = std::chrono::steady_clock::duration::max();
+  std::chrono::steady_clock::time_point hang_stretch_start_{};
+  std::chrono::steady_clock::time_point hang_next_clock_check_{};
+  bool hang_reported_ = false;
+  const std::atomic<const char*>* current_call_ = nullptr;
   bool finalized_ = false;
 };
 

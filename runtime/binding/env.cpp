@@ -24,6 +24,7 @@ Rc initialize(int required, int* provided, std::unique_ptr<Bootstrap> bootstrap 
   FABMPI_TRY(Runtime::create(std::move(options), &rt));
   lib.runtime = std::move(rt);
   Runtime& r = *lib.runtime;
+  r.set_current_call_source(&lib.current_call);
   lib.comms.add_predefined(MPI_COMM_WORLD, r.world());
   lib.comms.add_predefined(MPI_COMM_SELF, r.self());
   r.world()->handle = MPI_COMM_WORLD;

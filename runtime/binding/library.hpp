@@ -4,6 +4,7 @@
 
 #include <mpi.h>
 
+#include <atomic>
 #include <memory>
 #include <string>
 
@@ -33,6 +34,9 @@ struct Library {
   HandleTable<Info, ObjectKind::info> infos;
   HandleTable<Keyval, ObjectKind::keyval> keyvals;
   HandleTable<Request, ObjectKind::request> requests;
+  // The MPI function the application is in (ApiCall sets and restores it), for hang reports only:
+  // with several threads in the library it names one of their calls.
+  std::atomic<const char*> current_call{nullptr};
 };
 
 // The one instance (the C API is process-wide by definition). Inline: every call starts here.
@@ -53,10 +57,13 @@ class ApiCall {
   // MPI_Send cost a 0-byte ping-pong ~10 ns).
   explicit ApiCall(const char* name) : name_(name) {
     Library& lib = library();
+    outer_call_ = lib.current_call.load(std::memory_order_relaxed);
+    lib.current_call.store(name, std::memory_order_relaxed);
     if (lib.state == LibraryState::initialized && lib.runtime->needs_api_lock()) lock();
   }
   ~ApiCall() {
     if (locked_) unlock();
+    library().current_call.store(outer_call_, std::memory_order_relaxed);
   }
   ApiCall(const ApiCall&) = delete;
   ApiCall& operator=(const ApiCall&) = delete;
@@ -96,6 +103,7 @@ class ApiCall {
   Rc comm_lookup(MPI_Comm handle, const Comm** out);
 
   const char* name_;
+  const char* outer_call_;  // the call this one runs inside (a user callback's), usually none
   // The communicator whose handler reports this call's errors (nullptr: MPI_COMM_WORLD's), and a
   // reference that keeps it alive when nothing else is sure to (the world, and any communicator while
   // only one thread can be in the library, are borrowed: no reference count on the fast path).

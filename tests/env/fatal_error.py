@@ -4,6 +4,9 @@ exactly one fabmpi error line naming rank, function, reason and error class, tor
 seconds, and no process of the job (nor its shared-memory segment) left behind."""
 import os, subprocess, sys, time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from job_leftovers import dead_segments, processes_marked  # noqa: E402
+
 mpirun, prog = sys.argv[1], sys.argv[2]
 cases = [  # (argument, np, function, class, words expected in the reason)
     ("rank", 3, "MPI_Send", "MPI_ERR_RANK", "invalid rank 9"),
@@ -16,17 +19,6 @@ cases = [  # (argument, np, function, class, words expected in the reason)
     ("provider", 2, "MPI_Send", "MPI_ERR_OTHER", 'provider "net"'),
     ("collregion", 3, "MPI_Send", "MPI_ERR_RANK", "invalid rank 9"),
 ]
-def dead_segments():
-    """fabmpi shared-memory objects in /dev/shm whose creator (the pid in the name) is gone: a node's
-    segment "fabmpi-<pid>-<random>" and the collective regions named after it ("...-coll-...")."""
-    found = set()
-    for name in os.listdir("/dev/shm"):
-        parts = name.split("-")
-        if len(parts) >= 3 and parts[0] == "fabmpi" and parts[1].isdigit() and not os.path.exists(f"/proc/{parts[1]}"):
-            found.add(name)
-    return found
-
-
 failures = 0
 for arg, np, func, cls, words in cases:
     segments_before = dead_segments()
@@ -47,14 +39,7 @@ for arg, np, func, cls, words in cases:
     if took > 15:
         problems.append(f"took {took:.1f} s")
     time.sleep(0.2)
-    leftovers = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            with open(f"/proc/{pid}/environ", "rb") as f:
-                if marker.encode() in f.read():
-                    leftovers.append(pid)
-        except OSError:
-            pass
+    leftovers = processes_marked(marker)
     if leftovers:
         problems.append(f"processes left: {leftovers}")
     left_in_shm = dead_segments() - segments_before

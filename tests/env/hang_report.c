@@ -1,0 +1,60 @@
+/* Deadlocked programs for the hang report (tests/env/hang_report.py): every rank ends up waiting in MPI
+ * for something that never comes, and mpirun's --timeout (or FABMPI_HANG_REPORT) makes each say what.
+ *   recv        both ranks receive from each other (tag 5): nobody sends
+ *   unexpected  rank 1 sends tag 9 to rank 0 and receives tag 10; rank 0 receives tag 8
+ *   rendezvous  rank 0 sends 1 MiB with tag 3 to rank 1, which receives tag 4
+ *   collective  rank 0 is in MPI_Allreduce (a scheduled algorithm: force one), rank 1 in MPI_Recv
+ *   finalize    (3 ranks or more) rank 1 receives from rank 0, the others go on to MPI_Finalize
+ *   unmatched   rank 0 frees an MPI_Isend of 1 MiB (tag 2) nobody receives and calls MPI_Finalize */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    const char *mode = argc > 1 ? argv[1] : "recv";
+    const int finalize_mode = strcmp(mode, "finalize") == 0;
+    if (finalize_mode ? size < 3 : size != 2) {
+        if (rank == 0) fprintf(stderr, "hang_report: run with 2 ranks (finalize: 3 or more)\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    int peer = 1 - rank, value = 0;
+    if (finalize_mode) {
+        if (rank == 1) MPI_Recv(&value, 1, MPI_INT, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else if (strcmp(mode, "recv") == 0) {
+        MPI_Recv(&value, 1, MPI_INT, peer, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else if (strcmp(mode, "unexpected") == 0) {
+        if (rank == 1) {
+            MPI_Send(&value, 1, MPI_INT, 0, 9, MPI_COMM_WORLD);
+            MPI_Recv(&value, 1, MPI_INT, 0, 10, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        } else {
+            MPI_Recv(&value, 1, MPI_INT, 1, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        }
+    } else if (strcmp(mode, "rendezvous") == 0) {
+        const int n = 1 << 20;
+        char *buf = calloc(n, 1);
+        if (rank == 0) MPI_Send(buf, n, MPI_CHAR, 1, 3, MPI_COMM_WORLD);
+        else MPI_Recv(buf, n, MPI_CHAR, 0, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        free(buf);
+    } else if (strcmp(mode, "unmatched") == 0) {
+        const int n = 1 << 20;
+        static char buf[1 << 20];
+        if (rank == 0) {
+            MPI_Request request;
+            MPI_Isend(buf, n, MPI_CHAR, 1, 2, MPI_COMM_WORLD, &request);
+            MPI_Request_free(&request);
+        }
+    } else if (strcmp(mode, "collective") == 0) {
+        if (rank == 0) MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+        else MPI_Recv(&value, 1, MPI_INT, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else {
+        fprintf(stderr, "hang_report: unknown mode %s\n", mode);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    MPI_Finalize();
+    return 0;
+}
