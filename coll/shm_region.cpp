@@ -117,6 +117,7 @@ bool all_native(const Comm& comm) {
 
 ShmRegion::ShmRegion(Runtime& runtime, const Comm& comm) : runtime_(runtime), me_(comm.rank()), size_(comm.size()) {
   for (int r = 0; r < size_; ++r) peer_world_.push_back(comm.world_rank(r));
+  comm_text_ = comm.name.empty() ? "the communicator with context id " + std::to_string(comm.context_id()) : comm.name;
   seen_done_.assign(static_cast<std::size_t>(size_), 0);
 }
 
@@ -222,7 +223,9 @@ void ShmRegion::wait_until(int writer, Ready ready) {
         mine.value.store(static_cast<std::uint64_t>(writer) + 1, std::memory_order_relaxed);
         announced = true;
       }
+      runtime_.note_shared_memory_wait(&comm_text_, writer);  // for a hang report made in yield_once
       runtime_.yield_once(idle, [](const void* r) { return (*static_cast<const Ready*>(r))(); }, &ready);
+      runtime_.note_shared_memory_wait(nullptr, -1);
       if (ready()) return;
     }
   }

@@ -26,6 +26,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "coll/engine.hpp"
@@ -96,6 +97,7 @@ class ShmRegion final : public CommExtension {
   std::vector<std::uint64_t> seen_done_;  // per rank: the last value read from its `done` line
   std::vector<int> peer_world_;           // the members' world ranks (to wake them)
   std::vector<std::byte> scratch_;
+  std::string comm_text_;  // the communicator, as hang reports name it
 };
 
 // The region for this blocking call when selection picks the collective's `shm` algorithm for it and the

@@ -242,10 +242,12 @@ void Runtime::report_hang(const std::string& why) const {
   const char* call = current_call_ ? current_call_->load(std::memory_order_relaxed) : nullptr;
   std::string text = prefix + "hang report: " + why + "; in " + (call ? call : "an MPI call") + ", waiting for:\n";
   std::vector<std::string> lines;
+  if (shm_wait_comm_)
+    lines.push_back("shared-memory collective on " + *shm_wait_comm_ + ": waiting for rank " +
+                    std::to_string(shm_wait_rank_) + " of it to arrive or finish");
   for (const ProgressSource* source : progress_sources_) source->describe_waiting(&lines);
   if (lines.empty())
-    lines.push_back("no operation in flight here (a shared-memory collective, or a request the application "
-                    "completes by polling)");
+    lines.push_back("no operation in flight here");
   for (const std::string& line : lines) text += prefix + "  " + line + "\n";
   // One write: the report stays in one piece between other ranks' output.
   (void)!::write(STDERR_FILENO, text.data(), text.size());

@@ -153,6 +153,11 @@ class Runtime {
   // Prints to stderr what this rank waits for: the MPI function, and every operation in flight as the
   // progress sources describe it. `why` opens the report ("no progress for 10.0 s").
   void report_hang(const std::string& why) const;
+  // A blocking shared-memory collective's idle step says whom it waits for (coll/shm_region.cpp); null: none.
+  void note_shared_memory_wait(const std::string* comm_text, int rank) noexcept {
+    shm_wait_comm_ = comm_text;
+    shm_wait_rank_ = rank;
+  }
 
   // The context ids this process has in use (runtime/context_ids.hpp); communicator creation
   // (runtime/comm_create.cpp) agrees on a new one with the other members. Shared with the
@@ -200,6 +205,8 @@ class Runtime {
   std::chrono::steady_clock::time_point hang_next_clock_check_{};
   bool hang_reported_ = false;
   const std::atomic<const char*>* current_call_ = nullptr;
+  const std::string* shm_wait_comm_ = nullptr;
+  int shm_wait_rank_ = -1;
   bool finalized_ = false;
 };
 

@@ -4,6 +4,7 @@
  *   unexpected  rank 1 sends tag 9 to rank 0 and receives tag 10; rank 0 receives tag 8
  *   rendezvous  rank 0 sends 1 MiB with tag 3 to rank 1, which receives tag 4
  *   collective  rank 0 is in MPI_Allreduce (a scheduled algorithm: force one), rank 1 in MPI_Recv
+ *   shm_collective  the same after one matched MPI_Allreduce (the shared-memory algorithm then runs)
  *   finalize    (3 ranks or more) rank 1 receives from rank 0, the others go on to MPI_Finalize
  *   unmatched   rank 0 frees an MPI_Isend of 1 MiB (tag 2) nobody receives and calls MPI_Finalize */
 #include <mpi.h>
@@ -48,7 +49,8 @@ int main(int argc, char **argv) {
             MPI_Isend(buf, n, MPI_CHAR, 1, 2, MPI_COMM_WORLD, &request);
             MPI_Request_free(&request);
         }
-    } else if (strcmp(mode, "collective") == 0) {
+    } else if (strcmp(mode, "collective") == 0 || strcmp(mode, "shm_collective") == 0) {
+        if (mode[0] == 's') MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
         if (rank == 0) MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
         else MPI_Recv(&value, 1, MPI_INT, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     } else {

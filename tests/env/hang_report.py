@@ -25,6 +25,9 @@ cases = [
      ["rank 0: hang report", "in MPI_Allreduce",
       "rank 0:   collective allreduce (recursive_doubling) on MPI_COMM_WORLD, rank 0 of 2: in progress",
       "rank 1:   message from rank 0, tag 0 on MPI_COMM_WORLD (collective traffic)"]),
+    ("shm_collective", {}, 3, ["rank 0: hang report", "in MPI_Allreduce",
+                               "rank 0:   shared-memory collective on MPI_COMM_WORLD: waiting for rank 1 of it",
+                               "rank 1:   receive from rank 0, tag 7 on MPI_COMM_WORLD"]),
     # An erroneous program: MPI_Finalize cannot complete a send nobody receives; rank 1 waits for rank 0 in
     # the closing barrier, which only mpirun sees (one report, from rank 0).
     ("unmatched", {}, 3, ["rank 0: hang report", "in MPI_Finalize",
