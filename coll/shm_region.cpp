@@ -272,6 +272,12 @@ void ShmRegion::publish(std::uint64_t seq) {
 void ShmRegion::wait_arrived(int rank, std::uint64_t seq) {
   const std::atomic<std::uint64_t>& f = flag(rank, seq);
   wait_until(rank, [&f, seq] { return f.load(std::memory_order_acquire) > seq; });
+  // The writer's next slot: in a loop of rooted collectives the root runs ahead and has usually
+  // written it by now, and its line then comes over while this rank returns to the application instead
+  // of when the next call asks for it (the hardware prefetcher does not cover it: a rank's slots lie a
+  // slot apart). Measured at np=2, 8 B, vCPUs far apart (a line crossing in ~245 ns): bcast 0.22-0.25
+  // -> 0.15 us, gather 0.22-0.28 -> 0.16 (Open MPI 0.13-0.18 / 0.12-0.14).
+  __builtin_prefetch(slot_base(rank, seq + 1));
 }
 
 void ShmRegion::wait_all_arrived(std::uint64_t seq) {
