@@ -5,7 +5,7 @@ seconds, and no process of the job (nor its shared-memory segment) left behind."
 import os, subprocess, sys, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from job_leftovers import dead_segments, processes_marked  # noqa: E402
+from job_leftovers import dead_segments, leftover_problems  # noqa: E402
 
 mpirun, prog = sys.argv[1], sys.argv[2]
 cases = [  # (argument, np, function, class, words expected in the reason)
@@ -38,13 +38,7 @@ for arg, np, func, cls, words in cases:
         problems.append(f"message lacks rank/function/class/reason: {lines[0]!r}")
     if took > 15:
         problems.append(f"took {took:.1f} s")
-    time.sleep(0.2)
-    leftovers = processes_marked(marker)
-    if leftovers:
-        problems.append(f"processes left: {leftovers}")
-    left_in_shm = dead_segments() - segments_before
-    if left_in_shm:
-        problems.append(f"/dev/shm segments left: {sorted(left_in_shm)}")
+    problems += leftover_problems(marker, segments_before)
     status = "ok" if not problems else "FAIL"
     failures += bool(problems)
     print(f"{status}: {arg} (np {np}, exit {p.returncode}, {took:.2f} s) {'; '.join(problems)}")

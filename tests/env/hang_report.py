@@ -5,7 +5,7 @@ for (source, tag, communicator, sizes), that the job ended on time, and that no 
 import os, subprocess, sys, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from job_leftovers import dead_segments, processes_marked  # noqa: E402
+from job_leftovers import dead_segments, leftover_problems  # noqa: E402
 
 mpirun, prog = sys.argv[1], sys.argv[2]
 # (mode, extra environment, mpirun timeout, lines each expected somewhere in stderr)
@@ -60,13 +60,7 @@ for mode, extra, timeout, expected in cases:
         problems.append(f"{reports} hang reports, expected one per rank")
     if took > timeout + 5:
         problems.append(f"took {took:.1f} s")
-    time.sleep(0.2)
-    leftovers = processes_marked(marker)
-    if leftovers:
-        problems.append(f"processes left: {leftovers}")
-    left_in_shm = dead_segments() - segments_before
-    if left_in_shm:
-        problems.append(f"/dev/shm segments left: {sorted(left_in_shm)}")
+    problems += leftover_problems(marker, segments_before)
     name = mode + "".join(f" {k}={v}" for k, v in extra.items())
     if problems:
         failures += 1

@@ -1,6 +1,7 @@
 """What a finished job may have left behind: its processes (found by a marker in their environment) and
 fabmpi shared-memory objects whose creator is gone. Shared by the tests of this folder."""
 import os
+import time
 
 
 def processes_marked(marker):
@@ -25,3 +26,17 @@ def dead_segments():
         if len(parts) >= 3 and parts[0] == "fabmpi" and parts[1].isdigit() and not os.path.exists(f"/proc/{parts[1]}"):
             found.add(name)
     return found
+
+
+def leftover_problems(marker, segments_before):
+    """After a job ended: what it left (processes marked `marker`, shared-memory objects not in
+    `segments_before`), as problem strings; empty when nothing."""
+    time.sleep(0.2)  # let the kernel finish reaping
+    problems = []
+    leftovers = processes_marked(marker)
+    if leftovers:
+        problems.append(f"processes left: {leftovers}")
+    left_in_shm = dead_segments() - segments_before
+    if left_in_shm:
+        problems.append(f"/dev/shm segments left: {sorted(left_in_shm)}")
+    return problems
