@@ -237,6 +237,13 @@ void Runtime::watch_for_hang(std::chrono::steady_clock::duration idle_time) {
   report_hang("mpirun's --timeout is about to end the job; no progress for " + seconds_text(idle_time));
 }
 
+void Runtime::watch_polling() {
+  const auto now = std::chrono::steady_clock::now();
+  if (fruitless_polls_ == 1024) polling_since_ = now;
+  const auto idle = now - polling_since_;
+  if (idle >= hang_watch_from_) watch_for_hang(idle);
+}
+
 void Runtime::report_hang(const std::string& why) const {
   const std::string prefix = "fabmpi: rank " + std::to_string(world_rank_) + ": ";
   const char* call = current_call_ ? current_call_->load(std::memory_order_relaxed) : nullptr;

@@ -153,6 +153,16 @@ class Runtime {
   // Prints to stderr what this rank waits for: the MPI function, and every operation in flight as the
   // progress sources describe it. `why` opens the report ("no progress for 10.0 s").
   void report_hang(const std::string& why) const;
+  // Application polling loops are idle waits too: a nonblocking completion call (MPI_Test*,
+  // MPI_Request_get_status, MPI_Iprobe) reports what it found after its progress pass (`events`: what
+  // that pass handled). Every 1024th fruitless call in a row looks at the hang watch.
+  void note_poll(bool found, int events) {
+    if (found || events > 0) {
+      fruitless_polls_ = 0;
+    } else if ((++fruitless_polls_ & 1023) == 0) {
+      watch_polling();
+    }
+  }
   // A blocking shared-memory collective's idle step says whom it waits for (coll/shm_region.cpp); null: none.
   void note_shared_memory_wait(const std::string* comm_text, int rank) noexcept {
     shm_wait_comm_ = comm_text;
@@ -198,6 +208,9 @@ class Runtime {
   // without progress (FABMPI_HANG_REPORT; max(): off) and/or at mpirun's --timeout minus a margin
   // (FABMPI_HANG_DEADLINE, Unix ms; 0: none). One report per idle stretch.
   void watch_for_hang(std::chrono::steady_clock::duration idle_time);
+  void watch_polling();
+  std::uint64_t fruitless_polls_ = 0;
+  std::chrono::steady_clock::time_point polling_since_{};  // when the current fruitless run reached 1024
   std::chrono::steady_clock::duration hang_report_after_ = std::chrono::steady_clock::duration::max();
   long long hang_deadline_unix_ms_ = 0;
   std::chrono::steady_clock::duration hang_watch_from_ = std::chrono::steady_clock::duration::max();

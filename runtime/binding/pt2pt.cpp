@@ -276,6 +276,7 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* statu
     bool found = false;
     pt2pt::ProbeInfo info;
     FABMPI_TRY(runtime().pt2pt().iprobe(source, tag, c, Channel::user, &found, &info));
+    runtime().note_poll(found, 0);
     *flag = found ? 1 : 0;
     if (found) fill_probe_status(status, info);
     return Rc();

@@ -172,7 +172,9 @@ int PMPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
     if (*request != MPI_REQUEST_NULL) FABMPI_TRY(to_request(*request, &r));
     if (is_inert(r)) return *flag = 1, set_empty_status(status), Rc();
     call.report_to(comm_of(*r));
-    if (!r->is_complete()) runtime().progress();
+    Runtime& rt = runtime();
+    const int events = r->is_complete() ? 0 : rt.progress();
+    rt.note_poll(r->is_complete(), events);
     if (!r->is_complete()) return Rc();
     *flag = 1;
     release_completed(request, r, status);
@@ -208,10 +210,14 @@ Rc any_impl(ApiCall& call, int count, MPI_Request* handles, int* index, int* fla
     }
     return false;
   };
-  if (block) progress_until(scan);
-  else if (!scan()) {
-    runtime().progress();
-    if (!scan()) return Rc();
+  if (block) {
+    progress_until(scan);
+  } else if (!scan()) {
+    Runtime& rt = runtime();
+    const int events = rt.progress();
+    const bool found_one = scan();
+    rt.note_poll(found_one, events);
+    if (!found_one) return Rc();
   }
   if (flag) *flag = 1;
   *index = found;
@@ -244,10 +250,12 @@ Rc some_impl(ApiCall& call, int incount, MPI_Request* handles, int* outcount, in
     }
     return !done.empty();
   };
-  if (block) progress_until(scan);
-  else if (!scan()) {
-    runtime().progress();
-    scan();
+  if (block) {
+    progress_until(scan);
+  } else if (!scan()) {
+    Runtime& rt = runtime();
+    const int events = rt.progress();
+    rt.note_poll(scan(), events);
   }
   *outcount = static_cast<int>(done.size());
   for (std::size_t k = 0; k < done.size(); ++k) indices[k] = done[k];
@@ -268,10 +276,14 @@ Rc all_impl(ApiCall& call, int count, MPI_Request* handles, int* flag, MPI_Statu
     return true;
   };
   if (flag) *flag = 0;
-  if (block) progress_until(all_done);
-  else if (!all_done()) {
-    runtime().progress();
-    if (!all_done()) return Rc();
+  if (block) {
+    progress_until(all_done);
+  } else if (!all_done()) {
+    Runtime& rt = runtime();
+    const int events = rt.progress();
+    const bool done = all_done();
+    rt.note_poll(done, events);
+    if (!done) return Rc();
   }
   if (flag) *flag = 1;
   std::vector<int> active;

@@ -6,7 +6,8 @@
  *   collective  rank 0 is in MPI_Allreduce (a scheduled algorithm: force one), rank 1 in MPI_Recv
  *   shm_collective  the same after one matched MPI_Allreduce (the shared-memory algorithm then runs)
  *   finalize    (3 ranks or more) rank 1 receives from rank 0, the others go on to MPI_Finalize
- *   unmatched   rank 0 frees an MPI_Isend of 1 MiB (tag 2) nobody receives and calls MPI_Finalize */
+ *   unmatched   rank 0 frees an MPI_Isend of 1 MiB (tag 2) nobody receives and calls MPI_Finalize
+ *   polling     both ranks post MPI_Irecv (tag 6) and poll it with MPI_Test in their own loop */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +42,11 @@ int main(int argc, char **argv) {
         if (rank == 0) MPI_Send(buf, n, MPI_CHAR, 1, 3, MPI_COMM_WORLD);
         else MPI_Recv(buf, n, MPI_CHAR, 0, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         free(buf);
+    } else if (strcmp(mode, "polling") == 0) {
+        MPI_Request request;
+        int done = 0;
+        MPI_Irecv(&value, 1, MPI_INT, peer, 6, MPI_COMM_WORLD, &request);
+        while (!done) MPI_Test(&request, &done, MPI_STATUS_IGNORE);
     } else if (strcmp(mode, "unmatched") == 0) {
         const int n = 1 << 20;
         static char buf[1 << 20];

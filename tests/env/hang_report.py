@@ -28,6 +28,9 @@ cases = [
     ("shm_collective", {}, 3, ["rank 0: hang report", "in MPI_Allreduce",
                                "rank 0:   shared-memory collective on MPI_COMM_WORLD: waiting for rank 1 of it",
                                "rank 1:   receive from rank 0, tag 7 on MPI_COMM_WORLD"]),
+    ("polling", {}, 3, ["rank 0: hang report", "in MPI_Test",
+                        "rank 0:   receive from rank 1, tag 6 on MPI_COMM_WORLD",
+                        "rank 1:   receive from rank 0, tag 6 on MPI_COMM_WORLD"]),
     # An erroneous program: MPI_Finalize cannot complete a send nobody receives; rank 1 waits for rank 0 in
     # the closing barrier, which only mpirun sees (one report, from rank 0).
     ("unmatched", {}, 3, ["rank 0: hang report", "in MPI_Finalize",
