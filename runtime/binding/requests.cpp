@@ -368,7 +368,9 @@ int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) 
     RequestRef r;
     if (request != MPI_REQUEST_NULL) FABMPI_TRY(to_request(request, &r));
     if (is_inert(r)) return *flag = 1, set_empty_status(status), Rc();
-    if (!r->is_complete()) runtime().progress();
+    Runtime& rt = runtime();
+    const int events = r->is_complete() ? 0 : rt.progress();
+    rt.note_poll(r->is_complete(), events);
     *flag = r->is_complete() ? 1 : 0;
     if (!*flag) return Rc();
     if (auto* g = dynamic_cast<GeneralizedRequest*>(r.get())) {
