@@ -221,7 +221,8 @@ std::vector<std::string> rank_environment(const JobConfig& config, int rank, int
   // Debian's libfabric links libinfinipath, whose constructor installs a SIGSEGV handler that prints a
   // backtrace and exits with 1: a crashing rank would look like exit(1). Keep the real signal.
   set_default("IPATH_NO_BACKTRACE", "1");
-  if (config.hang_report_unix_ms > 0) set_default("FABMPI_HANG_DEADLINE", std::to_string(config.hang_report_unix_ms));
+  // This job's own deadline, also over one inherited from an outer job.
+  if (config.hang_report_unix_ms > 0) set("FABMPI_HANG_DEADLINE", std::to_string(config.hang_report_unix_ms));
   set("MPI_LOCALRANKID", std::to_string(local_rank));
   set("MPI_LOCALNRANKS", std::to_string(local_size));
   if (pmi_fd >= 0) {
