@@ -95,6 +95,23 @@ void progress_until(const std::function<bool()>& done) {
   }
 }
 
+namespace {
+// A nonblocking completion call's one look: done() now, or after one progress pass. The outcome feeds
+// the hang watch (an application's polling loop is an idle wait too).
+template <class Done>
+bool look_once(Done done) {
+  Runtime& rt = runtime();
+  if (done()) {
+    rt.note_poll(true, 0);
+    return true;
+  }
+  const int events = rt.progress();
+  const bool found = done();
+  rt.note_poll(found, events);
+  return found;
+}
+}  // namespace
+
 Rc request_error(const Request& request) {
   if (request.error == MPI_SUCCESS) return Rc();
   if (request.error == MPI_ERR_TRUNCATE)
@@ -172,10 +189,7 @@ int PMPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
     if (*request != MPI_REQUEST_NULL) FABMPI_TRY(to_request(*request, &r));
     if (is_inert(r)) return *flag = 1, set_empty_status(status), Rc();
     call.report_to(comm_of(*r));
-    Runtime& rt = runtime();
-    const int events = r->is_complete() ? 0 : rt.progress();
-    rt.note_poll(r->is_complete(), events);
-    if (!r->is_complete()) return Rc();
+    if (!look_once([&] { return r->is_complete(); })) return Rc();
     *flag = 1;
     release_completed(request, r, status);
     return request_error(*r);
@@ -210,15 +224,8 @@ Rc any_impl(ApiCall& call, int count, MPI_Request* handles, int* index, int* fla
     }
     return false;
   };
-  if (block) {
-    progress_until(scan);
-  } else if (!scan()) {
-    Runtime& rt = runtime();
-    const int events = rt.progress();
-    const bool found_one = scan();
-    rt.note_poll(found_one, events);
-    if (!found_one) return Rc();
-  }
+  if (block) progress_until(scan);
+  else if (!look_once(scan)) return Rc();
   if (flag) *flag = 1;
   *index = found;
   RequestRef r = reqs[static_cast<std::size_t>(found)];
@@ -250,13 +257,8 @@ Rc some_impl(ApiCall& call, int incount, MPI_Request* handles, int* outcount, in
     }
     return !done.empty();
   };
-  if (block) {
-    progress_until(scan);
-  } else if (!scan()) {
-    Runtime& rt = runtime();
-    const int events = rt.progress();
-    rt.note_poll(scan(), events);
-  }
+  if (block) progress_until(scan);
+  else look_once(scan);
   *outcount = static_cast<int>(done.size());
   for (std::size_t k = 0; k < done.size(); ++k) indices[k] = done[k];
   CommRef error_comm;
@@ -276,15 +278,8 @@ Rc all_impl(ApiCall& call, int count, MPI_Request* handles, int* flag, MPI_Statu
     return true;
   };
   if (flag) *flag = 0;
-  if (block) {
-    progress_until(all_done);
-  } else if (!all_done()) {
-    Runtime& rt = runtime();
-    const int events = rt.progress();
-    const bool done = all_done();
-    rt.note_poll(done, events);
-    if (!done) return Rc();
-  }
+  if (block) progress_until(all_done);
+  else if (!look_once(all_done)) return Rc();
   if (flag) *flag = 1;
   std::vector<int> active;
   for (int i = 0; i < count; ++i) {
@@ -368,10 +363,7 @@ int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) 
     RequestRef r;
     if (request != MPI_REQUEST_NULL) FABMPI_TRY(to_request(request, &r));
     if (is_inert(r)) return *flag = 1, set_empty_status(status), Rc();
-    Runtime& rt = runtime();
-    const int events = r->is_complete() ? 0 : rt.progress();
-    rt.note_poll(r->is_complete(), events);
-    *flag = r->is_complete() ? 1 : 0;
+    *flag = look_once([&] { return r->is_complete(); }) ? 1 : 0;
     if (!*flag) return Rc();
     if (auto* g = dynamic_cast<GeneralizedRequest*>(r.get())) {
       const int queried = g->query();
