@@ -25,6 +25,8 @@ bool write_all(int fd, std::string_view bytes) {
 }
 
 void LineForwarder::emit(std::string_view line_with_newline) {
+  if (!needle_.empty() && !saw_needle_ && line_with_newline.find(needle_) != std::string_view::npos)
+    saw_needle_ = true;
   if (prefix_.empty()) {
     write_all(out_fd_, line_with_newline);
     return;

@@ -21,6 +21,10 @@ class LineForwarder {
   // End of stream: a pending partial line is written with a '\n' added.
   void finish();
   std::size_t pending_bytes() const { return partial_.size(); }
+  // Remembers whether a forwarded line contained `needle` (mpirun notes which ranks printed a hang
+  // report).
+  void watch_for(std::string needle) { needle_ = std::move(needle); }
+  bool saw_needle() const { return saw_needle_; }
 
   // A partial line longer than this is written out without waiting for its end.
   static constexpr std::size_t kMaxPartialLine = 1 << 20;
@@ -31,6 +35,8 @@ class LineForwarder {
   int out_fd_;
   std::string prefix_;
   std::string partial_;
+  std::string needle_;
+  bool saw_needle_ = false;
 };
 
 }  // namespace fabmpi::launcher

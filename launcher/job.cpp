@@ -92,6 +92,7 @@ class JobRunner {
   bool start_ranks();
   void loop();
   void report_barrier();
+  void report_silent_ranks();
   void on_signal();
   void on_pmi_readable(RankSlot& slot);
   void apply(PmiActions& actions);
@@ -157,6 +158,7 @@ bool JobRunner::start_ranks() {
     std::string prefix = config_.tag_output ? "[" + std::to_string(r) + "] " : "";
     slot.out_lines.emplace(1, prefix);
     slot.err_lines.emplace(2, prefix);
+    slot.err_lines->watch_for("fabmpi: rank " + std::to_string(r) + ": hang report");
 
     RankLaunchSpec spec;
     spec.rank = r;
@@ -396,6 +398,25 @@ void JobRunner::report_barrier() {
       " in the job-wide barrier of MPI_Init or MPI_Finalize for " + (one_missing ? "rank " : "ranks ") + missing);
 }
 
+// After the ranks' hang reports (once any rank printed one): the running ranks that printed none were
+// not waiting in MPI, which is often the answer (a rank computing, or stuck outside MPI).
+void JobRunner::report_silent_ranks() {
+  std::string silent;
+  int silent_count = 0;
+  bool any_report = false;
+  for (int r = 0; r < config_.np; ++r) {
+    const RankSlot& slot = ranks_[static_cast<std::size_t>(r)];
+    const bool reported = slot.err_lines && slot.err_lines->saw_needle();
+    any_report |= reported;
+    if (reported || slot.reaped || server_.in_barrier(r)) continue;
+    silent += (silent.empty() ? "" : ",") + std::to_string(r);
+    ++silent_count;
+  }
+  if (!any_report || silent_count == 0) return;
+  say((silent_count == 1 ? "rank " + silent + " printed" : "ranks " + silent + " printed") +
+      " no hang report: not waiting in MPI (computing, or blocked outside MPI)");
+}
+
 void JobRunner::loop() {
   while (true) {
     // Reap first: every exit is judged once, after the rank's last PMI bytes are read.
@@ -406,6 +427,7 @@ void JobRunner::loop() {
     const auto now = Clock::now();
     if (phase_ == Phase::running && job_deadline_ && now >= *job_deadline_) {
       report_barrier();
+      report_silent_ranks();
       fail(124, "job timed out after " + std::to_string(config_.timeout_seconds) +
                     " seconds; terminating the job (ranks that were waiting in MPI printed what for, above)");
     }

@@ -7,11 +7,13 @@
  *   shm_collective  the same after one matched MPI_Allreduce (the shared-memory algorithm then runs)
  *   finalize    (3 ranks or more) rank 1 receives from rank 0, the others go on to MPI_Finalize
  *   unmatched   rank 0 frees an MPI_Isend of 1 MiB (tag 2) nobody receives and calls MPI_Finalize
- *   polling     both ranks post MPI_Irecv (tag 6) and poll it with MPI_Test in their own loop */
+ *   polling     both ranks post MPI_Irecv (tag 6) and poll it with MPI_Test in their own loop
+ *   computing   rank 0 receives from rank 1 (tag 1), which computes outside MPI (sleeps) */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
@@ -42,6 +44,9 @@ int main(int argc, char **argv) {
         if (rank == 0) MPI_Send(buf, n, MPI_CHAR, 1, 3, MPI_COMM_WORLD);
         else MPI_Recv(buf, n, MPI_CHAR, 0, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         free(buf);
+    } else if (strcmp(mode, "computing") == 0) {
+        if (rank == 0) MPI_Recv(&value, 1, MPI_INT, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        else for (int i = 0; i < 600; ++i) sleep(1);
     } else if (strcmp(mode, "polling") == 0) {
         MPI_Request request;
         int done = 0;

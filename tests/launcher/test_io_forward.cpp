@@ -49,3 +49,19 @@ TEST_CASE("line forwarding: without a prefix the bytes pass unchanged", "[io]") 
   ::close(p[0]);
   ::close(p[1]);
 }
+
+TEST_CASE("line forwarding: notes whether a line carried the watched text", "[io]") {
+  int p[2];
+  REQUIRE(::pipe2(p, O_NONBLOCK) == 0);
+  {
+    LineForwarder f(p[1], "[2] ");
+    f.watch_for("fabmpi: rank 2: hang report");
+    f.consume("fabmpi: rank 2: hang");
+    CHECK_FALSE(f.saw_needle());  // only whole lines count
+    f.consume(" report: no progress\nnext\n");
+    CHECK(f.saw_needle());
+    CHECK(drain(p[0]) == "[2] fabmpi: rank 2: hang report: no progress\n[2] next\n");
+  }
+  ::close(p[0]);
+  ::close(p[1]);
+}
