@@ -32,6 +32,13 @@ constexpr std::size_t kReadChunk = 65536;
 
 void say(const std::string& message) { write_all(2, "mpirun: " + message + "\n"); }
 
+// "rank 3" or "ranks 0,2,5".
+std::string ranks_text(const std::vector<int>& ranks) {
+  std::string text = ranks.size() == 1 ? "rank " : "ranks ";
+  for (std::size_t i = 0; i < ranks.size(); ++i) text += (i ? "," : "") + std::to_string(ranks[i]);
+  return text;
+}
+
 std::string signal_text(int sig) {
   const char* name = strsignal(sig);
   return std::to_string(sig) + " (" + (name ? name : "unknown signal") + ")";
@@ -385,36 +392,25 @@ void JobRunner::pump_stdin(short in_events, short out_events) {
 // address exchange, MPI_Finalize) wait there for the others, which the ranks themselves cannot report.
 void JobRunner::report_barrier() {
   if (server_.ranks_in_barrier() == 0) return;
-  std::string waiting, missing;
-  int waiting_count = 0;
-  for (int r = 0; r < config_.np; ++r) {
-    const bool in = server_.in_barrier(r);
-    waiting_count += in;
-    std::string& list = in ? waiting : missing;
-    list += (list.empty() ? "" : ",") + std::to_string(r);
-  }
-  const bool one_missing = missing.find(',') == std::string::npos;
-  say((waiting_count == 1 ? "rank " + waiting + " waits" : "ranks " + waiting + " wait") +
-      " in the job-wide barrier of MPI_Init or MPI_Finalize for " + (one_missing ? "rank " : "ranks ") + missing);
+  std::vector<int> waiting, missing;
+  for (int r = 0; r < config_.np; ++r) (server_.in_barrier(r) ? waiting : missing).push_back(r);
+  say(ranks_text(waiting) + (waiting.size() == 1 ? " waits" : " wait") +
+      " in the job-wide barrier of MPI_Init or MPI_Finalize for " + ranks_text(missing));
 }
 
 // After the ranks' hang reports (once any rank printed one): the running ranks that printed none were
 // not waiting in MPI, which is often the answer (a rank computing, or stuck outside MPI).
 void JobRunner::report_silent_ranks() {
-  std::string silent;
-  int silent_count = 0;
+  std::vector<int> silent;
   bool any_report = false;
   for (int r = 0; r < config_.np; ++r) {
     const RankSlot& slot = ranks_[static_cast<std::size_t>(r)];
     const bool reported = slot.err_lines && slot.err_lines->saw_needle();
     any_report |= reported;
-    if (reported || slot.reaped || server_.in_barrier(r)) continue;
-    silent += (silent.empty() ? "" : ",") + std::to_string(r);
-    ++silent_count;
+    if (!reported && !slot.reaped && !server_.in_barrier(r)) silent.push_back(r);
   }
-  if (!any_report || silent_count == 0) return;
-  say((silent_count == 1 ? "rank " + silent + " printed" : "ranks " + silent + " printed") +
-      " no hang report: not waiting in MPI (computing, or blocked outside MPI)");
+  if (!any_report || silent.empty()) return;
+  say(ranks_text(silent) + " printed no hang report: not waiting in MPI (computing, or blocked outside MPI)");
 }
 
 void JobRunner::loop() {

@@ -57,6 +57,12 @@ namespace {
 // this often.
 constexpr std::chrono::steady_clock::duration kHangDeadlineMinIdle = std::chrono::milliseconds(100);
 constexpr auto kHangDeadlineCheckEvery = std::chrono::milliseconds(50);
+
+std::string seconds_text(std::chrono::steady_clock::duration d) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f s", std::chrono::duration<double>(d).count());
+  return text;
+}
 }  // namespace
 
 Rc Runtime::create(Options options, std::unique_ptr<Runtime>* out) {
@@ -201,15 +207,6 @@ bool Runtime::yields_instead_of_sleeping(std::chrono::steady_clock::duration idl
   if (needs_api_lock() || idle_time > kIdleBeforeSleep) return needs_api_lock();
   return !oversubscribed_ || std::chrono::steady_clock::now() >= sleep_spell_until_;
 }
-
-namespace {
-
-std::string seconds_text(std::chrono::steady_clock::duration d) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1f s", std::chrono::duration<double>(d).count());
-  return text;
-}
-}  // namespace
 
 void Runtime::watch_for_hang(std::chrono::steady_clock::duration idle_time) {
   const auto now = std::chrono::steady_clock::now();

@@ -159,7 +159,7 @@ class Runtime {
   void note_poll(bool found, int events) {
     if (found || events > 0) {
       fruitless_polls_ = 0;
-    } else if ((++fruitless_polls_ & 1023) == 0) {
+    } else if ((++fruitless_polls_ & 1023) == 0 && hang_watch_from_ != std::chrono::steady_clock::duration::max()) {
       watch_polling();
     }
   }
@@ -204,7 +204,8 @@ class Runtime {
   // Oversubscribed: until then, waiting ranks sleep rather than yield (a recent yield was slow).
   std::chrono::steady_clock::time_point sleep_spell_until_{};
   std::chrono::steady_clock::duration sleep_spell_{};
-  // Hang watch, looked at from yield_once only (every idle wait passes there): report after this long
+  // Hang watch, looked at from yield_once (every idle wait passes there) and note_poll (polling loops):
+  // report after this long
   // without progress (FABMPI_HANG_REPORT; max(): off) and/or at mpirun's --timeout minus a margin
   // (FABMPI_HANG_DEADLINE, Unix ms; 0: none). One report per idle stretch.
   void watch_for_hang(std::chrono::steady_clock::duration idle_time);
