@@ -207,11 +207,9 @@ void Engine::finish(CollRequest& request) {
 void Engine::describe_waiting(std::vector<std::string>* lines) const {
   for (const auto& request : active_) {
     const Comm& comm = *request->comm;
-    const std::string name = comm.name.empty() ? "the communicator with context id " + std::to_string(comm.context_id())
-                                               : comm.name;
     lines->push_back(std::string("collective ") +
                      (request->algorithm ? collective_name(request->algorithm->collective) : "operation") + " (" +
-                     (request->algorithm ? request->algorithm->name : "?") + ") on " + name + ", rank " +
+                     (request->algorithm ? request->algorithm->name : "?") + ") on " + comm.display_name() + ", rank " +
                      std::to_string(comm.rank()) + " of " + std::to_string(comm.size()) + ": in progress, its messages "
                      "are the collective traffic with tag " + std::to_string(request->tag));
   }

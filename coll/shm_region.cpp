@@ -117,7 +117,7 @@ bool all_native(const Comm& comm) {
 
 ShmRegion::ShmRegion(Runtime& runtime, const Comm& comm) : runtime_(runtime), me_(comm.rank()), size_(comm.size()) {
   for (int r = 0; r < size_; ++r) peer_world_.push_back(comm.world_rank(r));
-  comm_text_ = comm.name.empty() ? "the communicator with context id " + std::to_string(comm.context_id()) : comm.name;
+  comm_text_ = comm.display_name();
   seen_done_.assign(static_cast<std::size_t>(size_), 0);
 }
 

@@ -65,6 +65,10 @@ class Comm {
 
   ErrhandlerRef errhandler;
   std::string name;
+  // How messages (hang reports) name it: its name, else its context id.
+  std::string display_name() const {
+    return name.empty() ? "the communicator with context id " + std::to_string(context_id_) : name;
+  }
   InfoRef info;
   struct Attribute { KeyvalRef keyval; void* value; };
   std::map<int, Attribute> attributes;  // keyed by keyval handle
