@@ -44,7 +44,7 @@ ProcessGroupFabmpi::WorkPtr ProcessGroupFabmpi::recv(Tensors& tensors, int src, 
     TORCH_CHECK_VALUE(tag >= 0, msg(what, "tag must be non-negative"));
     auto dt = datatype(what, t);
     int n = as_count(what, t.numel());
-    auto buf = staged(t);
+    auto buf = staged_output(t);
     MPI_Comm c = comm();
     return enqueue(
         what, c10d::OpType::RECV, tensors, false,
@@ -60,7 +60,7 @@ ProcessGroupFabmpi::WorkPtr ProcessGroupFabmpi::recvAnysource(Tensors& tensors, 
     TORCH_CHECK_VALUE(tag >= 0, msg(what, "tag must be non-negative"));
     auto dt = datatype(what, t);
     int n = as_count(what, t.numel());
-    auto buf = staged(t);
+    auto buf = staged_output(t);
     MPI_Comm c = comm();
     return enqueue(
         what, c10d::OpType::RECVANYSOURCE, tensors, false,

@@ -1,8 +1,9 @@
 // ProcessGroupFabmpi: each torch operation is checked on the calling thread, then queued as an Op whose
 // start() issues one nonblocking MPI call (or a few, for the coalesced forms) on the worker thread and whose
 // finish() copies results back into the caller's tensors. Tensors are staged through a contiguous host
-// buffer ("buf"): today that is the tensor itself or its contiguous copy; device tensors will later plug in
-// here with a host (or device-aware) staging buffer, without changing the Op protocol.
+// buffer ("buf", pg_util.hpp): a contiguous CPU tensor itself, else a contiguous copy; CUDA tensors go
+// through pinned host memory. A CUDA-aware MPI could later take device pointers here directly, without
+// changing the Op protocol.
 #include "pg_util.hpp"
 
 #include <climits>
@@ -12,13 +13,16 @@ namespace fabmpi_torch {
 
 namespace {
 
-// One contiguous 1-D tensor holding every tensor of the list, in order.
-at::Tensor flatten(const Tensors& ts, const at::TensorOptions& opts) {
-    if (ts.empty()) return at::empty({0}, opts);
+// One contiguous 1-D host tensor holding every tensor of the list, in order (like: the tensor whose dtype
+// an empty list gets). Tensors on one GPU are joined there and staged in one copy.
+at::Tensor flatten(const Tensors& ts, const at::Tensor& like) {
+    if (ts.empty()) return at::empty({0}, host_options(like));
+    bool one_device =
+        std::all_of(ts.begin(), ts.end(), [&](const at::Tensor& t) { return t.device() == ts[0].device(); });
     Tensors flat;
     flat.reserve(ts.size());
-    for (const auto& t : ts) flat.push_back(t.reshape({-1}));
-    return at::cat(flat);
+    for (const auto& t : ts) flat.push_back(one_device ? t.reshape({-1}) : staged(t).reshape({-1}));
+    return staged(at::cat(flat));
 }
 
 void unflatten(const at::Tensor& flat, int64_t offset, const Tensors& outs) {
@@ -84,7 +88,8 @@ std::mutex& world_mutex() {
 
 WorkFabmpi::WorkFabmpi(int rank, c10d::OpType type, std::string name, Tensors outputs)
     : c10d::Work(rank, type), name_(std::move(name)), outputs_(std::move(outputs)),
-      future_(c10::make_intrusive<c10::ivalue::Future>(c10::ListType::create(c10::TensorType::get()))) {}
+      future_(c10::make_intrusive<c10::ivalue::Future>(c10::ListType::create(c10::TensorType::get()),
+                                                       gpu_devices(outputs_))) {}
 
 bool WorkFabmpi::isCompleted() {
     std::lock_guard<std::mutex> lk(mutex_);
@@ -265,9 +270,8 @@ ProcessGroupFabmpi::Reduction ProcessGroupFabmpi::reduction(const char* what, co
 
 void ProcessGroupFabmpi::check_tensor(const char* what, const at::Tensor& t) const {
     TORCH_CHECK_VALUE(t.defined(), msg(what, "undefined tensor"));
-    TORCH_CHECK(t.device().is_cpu(),
-                msg(what, "tensor on " + t.device().str() +
-                              ": this build of torch_fabmpi supports CPU tensors only (no CUDA support)"));
+    TORCH_CHECK(t.device().is_cpu() || t.device().is_cuda(),
+                msg(what, "tensor on " + t.device().str() + ": torch_fabmpi supports CPU and CUDA tensors"));
     TORCH_CHECK(t.layout() == at::kStrided, msg(what, "sparse tensors are not supported"));
     datatype(what, t);
 }
@@ -347,7 +351,7 @@ ProcessGroupFabmpi::WorkPtr ProcessGroupFabmpi::allreduce_coalesced(Tensors& ten
         check_same_dtype(what, tensors[0], t);
     }
     auto red = reduction(what, tensors[0], opts.reduceOp);
-    auto flat = flatten(tensors, tensors[0].options());
+    auto flat = flatten(tensors, tensors[0]);
     int n = as_count(what, flat.numel()), size = size_;
     MPI_Comm c = comm();
     Tensors outs = tensors;
@@ -409,7 +413,7 @@ ProcessGroupFabmpi::WorkPtr ProcessGroupFabmpi::allgather(std::vector<Tensors>& 
     auto dt = datatype(what, in);
     int n = (int)in.numel();
     auto inbuf = staged(in);
-    auto flat = at::empty({l.total}, in.options());
+    auto flat = at::empty({l.total}, host_options(in));
     MPI_Comm c = comm();
     return enqueue(
         what, c10d::OpType::ALLGATHER, outs, true,
@@ -437,7 +441,7 @@ ProcessGroupFabmpi::WorkPtr ProcessGroupFabmpi::_allgather_base(at::Tensor& outp
     auto dt = datatype(what, input);
     int n = as_count(what, input.numel());
     as_count(what, output.numel());
-    auto inbuf = staged(input), outbuf = staged(output);
+    auto inbuf = staged(input), outbuf = staged_output(output);
     const auto out = output;
     MPI_Comm c = comm();
     return enqueue(
@@ -468,9 +472,9 @@ ProcessGroupFabmpi::WorkPtr ProcessGroupFabmpi::allgather_coalesced(std::vector<
             TORCH_CHECK_VALUE(list[j].numel() == inputs[j].numel(), msg(what, "output/input size mismatch"));
         }
     }
-    auto flat_in = flatten(inputs, inputs[0].options());
+    auto flat_in = flatten(inputs, inputs[0]);
     int n = as_count(what, flat_in.numel());
-    auto flat_out = at::empty({as_count(what, flat_in.numel() * size_)}, inputs[0].options());
+    auto flat_out = at::empty({as_count(what, flat_in.numel() * size_)}, host_options(inputs[0]));
     auto dt = datatype(what, inputs[0]);
     auto lists = output_lists;
     MPI_Comm c = comm();
@@ -519,7 +523,7 @@ ProcessGroupFabmpi::WorkPtr ProcessGroupFabmpi::gather(std::vector<Tensors>& out
     auto dt = datatype(what, in);
     int n = as_count(what, in.numel());
     auto inbuf = staged(in);
-    auto flat = am_root ? at::empty({l.total}, in.options()) : at::Tensor();
+    auto flat = am_root ? at::empty({l.total}, host_options(in)) : at::Tensor();
     MPI_Comm c = comm();
     return enqueue(
         what, c10d::OpType::GATHER, outs, true,
@@ -559,14 +563,14 @@ ProcessGroupFabmpi::WorkPtr ProcessGroupFabmpi::scatter(Tensors& outputs, std::v
                                                                         std::to_string(l.counts[rank_]) +
                                                                         " elements, its output " +
                                                                         std::to_string(out.numel())));
-        flat = flatten(ins, out.options());
+        flat = flatten(ins, out);
     } else {
         TORCH_CHECK_VALUE(inputs.empty() || inputs[0].empty(),
                           msg(what, "only the root (rank " + std::to_string(root) + ") may pass input tensors"));
     }
     auto dt = datatype(what, out);
     int n = as_count(what, out.numel());
-    auto outbuf = staged(out);
+    auto outbuf = staged_output(out);
     MPI_Comm c = comm();
     return enqueue(
         what, c10d::OpType::SCATTER, outputs, true,
@@ -598,8 +602,8 @@ ProcessGroupFabmpi::WorkPtr ProcessGroupFabmpi::reduce_scatter(Tensors& outputs,
                       msg(what, "input tensor " + std::to_string(rank_) + " has " + std::to_string(l.counts[rank_]) +
                                     " elements but the output has " + std::to_string(out.numel())));
     auto red = reduction(what, out, opts.reduceOp);
-    auto flat = flatten(ins, out.options());
-    auto outbuf = staged(out);
+    auto flat = flatten(ins, out);
+    auto outbuf = staged_output(out);
     int n = (int)out.numel(), size = size_;
     MPI_Comm c = comm();
     return enqueue(
@@ -632,7 +636,7 @@ ProcessGroupFabmpi::WorkPtr ProcessGroupFabmpi::_reduce_scatter_base(at::Tensor&
     auto red = reduction(what, output, opts.reduceOp);
     int n = as_count(what, output.numel()), size = size_;
     as_count(what, input.numel());
-    auto inbuf = staged(input), outbuf = staged(output);
+    auto inbuf = staged(input), outbuf = staged_output(output);
     const auto out = output;
     MPI_Comm c = comm();
     return enqueue(
@@ -656,7 +660,7 @@ ProcessGroupFabmpi::WorkPtr ProcessGroupFabmpi::alltoall_base(at::Tensor& output
     check_tensor(what, output);
     check_same_dtype(what, input, output);
     auto dt = datatype(what, input);
-    auto inbuf = staged(input), outbuf = staged(output);
+    auto inbuf = staged(input), outbuf = staged_output(output);
     const auto out = output;
     MPI_Comm c = comm();
     int size = size_;
@@ -725,8 +729,8 @@ ProcessGroupFabmpi::WorkPtr ProcessGroupFabmpi::alltoall(Tensors& outputs, Tenso
     }
     auto sl = layout_of(what, inputs), rl = layout_of(what, outputs);
     auto dt = datatype(what, inputs[0]);
-    auto flat_in = flatten(inputs, inputs[0].options());
-    auto flat_out = at::empty({rl.total}, inputs[0].options());
+    auto flat_in = flatten(inputs, inputs[0]);
+    auto flat_out = at::empty({rl.total}, host_options(inputs[0]));
     const Tensors outs = outputs;
     MPI_Comm c = comm();
     return enqueue(
@@ -756,7 +760,7 @@ ProcessGroupFabmpi::WorkPtr ProcessGroupFabmpi::allgather_into_tensor_coalesced_
         check_tensor(what, outputs[i]);
         check_same_dtype(what, inputs[i], outputs[i]);
         TORCH_CHECK_VALUE(outputs[i].numel() == inputs[i].numel() * size_, msg(what, "output size != input x group size"));
-        items.push_back({staged(inputs[i]), staged(outputs[i]), outputs[i], datatype(what, inputs[i]),
+        items.push_back({staged(inputs[i]), staged_output(outputs[i]), outputs[i], datatype(what, inputs[i]),
                          as_count(what, inputs[i].numel())});
     }
     MPI_Comm c = comm();
@@ -783,8 +787,8 @@ ProcessGroupFabmpi::WorkPtr ProcessGroupFabmpi::reduce_scatter_tensor_coalesced_
         check_tensor(what, outputs[i]);
         check_same_dtype(what, inputs[i], outputs[i]);
         TORCH_CHECK_VALUE(inputs[i].numel() == outputs[i].numel() * size_, msg(what, "input size != output x group size"));
-        items.push_back({staged(inputs[i]), staged(outputs[i]), outputs[i], reduction(what, outputs[i], opts.reduceOp),
-                         as_count(what, outputs[i].numel())});
+        items.push_back({staged(inputs[i]), staged_output(outputs[i]), outputs[i],
+                         reduction(what, outputs[i], opts.reduceOp), as_count(what, outputs[i].numel())});
     }
     MPI_Comm c = comm();
     int size = size_;

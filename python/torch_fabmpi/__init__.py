@@ -91,7 +91,8 @@ def _register():
     if BACKEND.upper() in getattr(dist.Backend, "_plugins", {}):
         return
     if int(torch.__version__.split(".")[0]) >= 2:
-        dist.Backend.register_backend(BACKEND, _create, extended_api=True, devices=["cpu"])
+        # CUDA tensors are staged through pinned host memory by the backend (docs/torch.md)
+        dist.Backend.register_backend(BACKEND, _create, extended_api=True, devices=["cpu", "cuda"])
     else:
         dist.Backend.register_backend(BACKEND, _create, extended_api=True)
 
