@@ -326,6 +326,93 @@ Rc alltoall(ApiCall& call, Collective kind, const void* sendbuf, int sendcount, 
   return finish(r, req);
 }
 
+// ---- neighbourhood collectives (MPI-3.1 7.6)
+
+enum class NeighborKind { allgather, allgatherv, alltoall, alltoallv, alltoallw };
+
+// How one side of a neighbourhood collective lays out its blocks.
+enum class BlockLayout {
+  same,     // every block is the buffer itself (`count` of `type`): the allgathers' send side
+  uniform,  // block i at i * count elements of `type`
+  vector,   // counts[i] of `type` at displs[i] elements (of its extent)
+  w,        // counts[i] of types[i] at byte_displs[i]
+};
+
+// One side's blocks, one per peer in `peers` (block order). Array arguments may be NULL when there are
+// no peers.
+Rc neighbor_blocks(const std::vector<int>& peers, const void* buf, BlockLayout layout, int count, const int* counts,
+                   const int* displs, const MPI_Aint* byte_displs, MPI_Datatype type, const MPI_Datatype* types,
+                   std::vector<coll::NeighborBlock>* out, const char* side) {
+  const int n = static_cast<int>(peers.size());
+  if (buf == MPI_IN_PLACE)
+    return fail(MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed in a neighbourhood collective (%s buffer)", side);
+  const bool arrays = layout == BlockLayout::vector || layout == BlockLayout::w;
+  if (arrays && n > 0) {
+    if (counts == nullptr) return fail(MPI_ERR_ARG, "NULL pointer passed for the %s counts", side);
+    if ((layout == BlockLayout::vector ? displs == nullptr : byte_displs == nullptr))
+      return fail(MPI_ERR_ARG, "NULL pointer passed for the %s displacements", side);
+    if (layout == BlockLayout::w && types == nullptr)
+      return fail(MPI_ERR_ARG, "NULL pointer passed for the %s datatypes", side);
+    FABMPI_TRY(check_counts(counts, n, side));
+  }
+  if (!arrays) FABMPI_TRY(check_count(count));
+  DatatypeRef shared;
+  if (layout != BlockLayout::w) FABMPI_TRY(to_datatype(type, &shared));
+  bool moves_data = false;
+  for (int i = 0; i < n; ++i) {
+    coll::NeighborBlock b;
+    b.peer = peers[static_cast<std::size_t>(i)];
+    b.type = shared;
+    if (layout == BlockLayout::w) FABMPI_TRY(to_datatype(types[i], &b.type));
+    b.count = arrays ? counts[i] : count;
+    switch (layout) {
+      case BlockLayout::same: b.byte_displ = 0; break;
+      case BlockLayout::uniform: b.byte_displ = static_cast<MPI_Aint>(i) * count * b.type->extent(); break;
+      case BlockLayout::vector: b.byte_displ = static_cast<MPI_Aint>(displs[i]) * b.type->extent(); break;
+      case BlockLayout::w: b.byte_displ = byte_displs[i]; break;
+    }
+    moves_data = moves_data || (b.count > 0 && b.type->size() > 0);
+    out->push_back(std::move(b));
+  }
+  if (moves_data && buf == nullptr) return fail(MPI_ERR_BUFFER, "NULL %s buffer with a nonzero count", side);
+  return Rc();
+}
+
+Rc neighbor(ApiCall& call, NeighborKind kind, const char* what, const void* sendbuf, int sendcount,
+            const int* sendcounts, const int* sdispls, const MPI_Aint* sbyte_displs, MPI_Datatype sendtype,
+            const MPI_Datatype* sendtypes, void* recvbuf, int recvcount, const int* recvcounts, const int* rdispls,
+            const MPI_Aint* rbyte_displs, MPI_Datatype recvtype, const MPI_Datatype* recvtypes, MPI_Comm comm,
+            MPI_Request* req) {
+  CommRef c;
+  FABMPI_TRY(call.comm(comm, &c));
+  if (!c->topology)
+    return fail(MPI_ERR_TOPOLOGY, "%s needs a communicator with a process topology (MPI_Cart_create, "
+                "MPI_Graph_create or MPI_Dist_graph_create)", what);
+  const topology::Neighbors n = topology::neighbors(*c->topology, c->rank());
+  BlockLayout send_layout = BlockLayout::same, recv_layout = BlockLayout::uniform;
+  switch (kind) {
+    case NeighborKind::allgather: break;
+    case NeighborKind::allgatherv: recv_layout = BlockLayout::vector; break;
+    case NeighborKind::alltoall: send_layout = BlockLayout::uniform; break;
+    case NeighborKind::alltoallv: send_layout = recv_layout = BlockLayout::vector; break;
+    case NeighborKind::alltoallw: send_layout = recv_layout = BlockLayout::w; break;
+  }
+  std::vector<coll::NeighborBlock> sends, recvs;
+  FABMPI_TRY(neighbor_blocks(n.destinations, sendbuf, send_layout, sendcount, sendcounts, sdispls, sbyte_displs,
+                             sendtype, sendtypes, &sends, "send"));
+  FABMPI_TRY(neighbor_blocks(n.sources, recvbuf, recv_layout, recvcount, recvcounts, rdispls, rbyte_displs, recvtype,
+                             recvtypes, &recvs, "receive"));
+  if (c->topology->kind == Topology::Kind::cart) {
+    // Block 2d goes down dimension d and arrives in the lower neighbour's block 2d+1; block 2d+1 goes up
+    // into the upper neighbour's block 2d. When both neighbours are one process (a periodic dimension of
+    // one or two), its two messages match in posting order: send up first, as receives go down first.
+    for (std::size_t d = 0; d + 1 < sends.size(); d += 2) std::swap(sends[d], sends[d + 1]);
+  }
+  RequestRef r;
+  FABMPI_TRY(coll::start_neighbor_exchange(c, what, sendbuf, sends, recvbuf, recvs, &r));
+  return finish(r, req);
+}
+
 }  // namespace
 
 // ---- the C API
@@ -532,4 +619,66 @@ int PMPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdisp
   ApiCall call("MPI_Ialltoallw");
   if (!request) return call.finish(check_request_out(request, true));
   return call.finish(alltoall(call, Collective::alltoallw, sendbuf, 0, sendcounts, sdispls, MPI_DATATYPE_NULL, sendtypes, recvbuf, 0, recvcounts, rdispls, MPI_DATATYPE_NULL, recvtypes, comm, request));
+}
+
+// ---- neighbourhood collectives
+
+#pragma weak MPI_Neighbor_allgather = PMPI_Neighbor_allgather
+int PMPI_Neighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  ApiCall call("MPI_Neighbor_allgather");
+  return call.finish(neighbor(call, NeighborKind::allgather, "MPI_Neighbor_allgather", sendbuf, sendcount, nullptr, nullptr, nullptr, sendtype, nullptr, recvbuf, recvcount, nullptr, nullptr, nullptr, recvtype, nullptr, comm, nullptr));
+}
+#pragma weak MPI_Ineighbor_allgather = PMPI_Ineighbor_allgather
+int PMPI_Ineighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  ApiCall call("MPI_Ineighbor_allgather");
+  if (!request) return call.finish(check_request_out(request, true));
+  return call.finish(neighbor(call, NeighborKind::allgather, "MPI_Ineighbor_allgather", sendbuf, sendcount, nullptr, nullptr, nullptr, sendtype, nullptr, recvbuf, recvcount, nullptr, nullptr, nullptr, recvtype, nullptr, comm, request));
+}
+
+#pragma weak MPI_Neighbor_allgatherv = PMPI_Neighbor_allgatherv
+int PMPI_Neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
+  ApiCall call("MPI_Neighbor_allgatherv");
+  return call.finish(neighbor(call, NeighborKind::allgatherv, "MPI_Neighbor_allgatherv", sendbuf, sendcount, nullptr, nullptr, nullptr, sendtype, nullptr, recvbuf, 0, recvcounts, displs, nullptr, recvtype, nullptr, comm, nullptr));
+}
+#pragma weak MPI_Ineighbor_allgatherv = PMPI_Ineighbor_allgatherv
+int PMPI_Ineighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  ApiCall call("MPI_Ineighbor_allgatherv");
+  if (!request) return call.finish(check_request_out(request, true));
+  return call.finish(neighbor(call, NeighborKind::allgatherv, "MPI_Ineighbor_allgatherv", sendbuf, sendcount, nullptr, nullptr, nullptr, sendtype, nullptr, recvbuf, 0, recvcounts, displs, nullptr, recvtype, nullptr, comm, request));
+}
+
+#pragma weak MPI_Neighbor_alltoall = PMPI_Neighbor_alltoall
+int PMPI_Neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  ApiCall call("MPI_Neighbor_alltoall");
+  return call.finish(neighbor(call, NeighborKind::alltoall, "MPI_Neighbor_alltoall", sendbuf, sendcount, nullptr, nullptr, nullptr, sendtype, nullptr, recvbuf, recvcount, nullptr, nullptr, nullptr, recvtype, nullptr, comm, nullptr));
+}
+#pragma weak MPI_Ineighbor_alltoall = PMPI_Ineighbor_alltoall
+int PMPI_Ineighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  ApiCall call("MPI_Ineighbor_alltoall");
+  if (!request) return call.finish(check_request_out(request, true));
+  return call.finish(neighbor(call, NeighborKind::alltoall, "MPI_Ineighbor_alltoall", sendbuf, sendcount, nullptr, nullptr, nullptr, sendtype, nullptr, recvbuf, recvcount, nullptr, nullptr, nullptr, recvtype, nullptr, comm, request));
+}
+
+#pragma weak MPI_Neighbor_alltoallv = PMPI_Neighbor_alltoallv
+int PMPI_Neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
+  ApiCall call("MPI_Neighbor_alltoallv");
+  return call.finish(neighbor(call, NeighborKind::alltoallv, "MPI_Neighbor_alltoallv", sendbuf, 0, sendcounts, sdispls, nullptr, sendtype, nullptr, recvbuf, 0, recvcounts, rdispls, nullptr, recvtype, nullptr, comm, nullptr));
+}
+#pragma weak MPI_Ineighbor_alltoallv = PMPI_Ineighbor_alltoallv
+int PMPI_Ineighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  ApiCall call("MPI_Ineighbor_alltoallv");
+  if (!request) return call.finish(check_request_out(request, true));
+  return call.finish(neighbor(call, NeighborKind::alltoallv, "MPI_Ineighbor_alltoallv", sendbuf, 0, sendcounts, sdispls, nullptr, sendtype, nullptr, recvbuf, 0, recvcounts, rdispls, nullptr, recvtype, nullptr, comm, request));
+}
+
+#pragma weak MPI_Neighbor_alltoallw = PMPI_Neighbor_alltoallw
+int PMPI_Neighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
+  ApiCall call("MPI_Neighbor_alltoallw");
+  return call.finish(neighbor(call, NeighborKind::alltoallw, "MPI_Neighbor_alltoallw", sendbuf, 0, sendcounts, nullptr, sdispls, MPI_DATATYPE_NULL, sendtypes, recvbuf, 0, recvcounts, nullptr, rdispls, MPI_DATATYPE_NULL, recvtypes, comm, nullptr));
+}
+#pragma weak MPI_Ineighbor_alltoallw = PMPI_Ineighbor_alltoallw
+int PMPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request) {
+  ApiCall call("MPI_Ineighbor_alltoallw");
+  if (!request) return call.finish(check_request_out(request, true));
+  return call.finish(neighbor(call, NeighborKind::alltoallw, "MPI_Ineighbor_alltoallw", sendbuf, 0, sendcounts, nullptr, sdispls, MPI_DATATYPE_NULL, sendtypes, recvbuf, 0, recvcounts, nullptr, rdispls, MPI_DATATYPE_NULL, recvtypes, comm, request));
 }

@@ -44,4 +44,18 @@ struct PeerBlocks {
 Rc start_alltoall(Collective kind, const CommRef& comm, const void* sendbuf, const PeerBlocks& send, void* recvbuf,
                   const PeerBlocks& recv, RequestRef* out);
 
+// One block of a neighbourhood collective (MPI_Neighbor_*): `count` elements of `type` at byte
+// displacement `byte_displ` from the buffer, to or from `peer` (MPI_PROC_NULL: nothing moves).
+struct NeighborBlock {
+  int peer = MPI_PROC_NULL;
+  int count = 0;
+  MPI_Aint byte_displ = 0;
+  DatatypeRef type;
+};
+// Every receive, then every send, all in flight at once, each list posted in its order: messages
+// between one pair match in that order (coll/neighbor.cpp). `what` names the call in hang reports.
+Rc start_neighbor_exchange(const CommRef& comm, const char* what, const void* sendbuf,
+                           const std::vector<NeighborBlock>& sends, void* recvbuf,
+                           const std::vector<NeighborBlock>& recvs, RequestRef* out);
+
 }  // namespace fabmpi::coll

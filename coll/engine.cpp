@@ -175,23 +175,41 @@ Rc Engine::start(const std::shared_ptr<CollRequest>& request, const SelectionKey
   AlgorithmParams params;
   const Algorithm* algorithm = choose(key, &params);
 
-  Comm& comm = *request->comm;
-  if (!request->transport) request->transport = std::make_unique<EngineTransport>(runtime_, request->comm);
+  const Context ctx = context_for(*request);
+  request->algorithm = algorithm;
+  request->schedule = algorithm->make(ctx, args, params);
+  launch(request);
+  return Rc();
+}
+
+Rc Engine::start_schedule(const std::shared_ptr<CollRequest>& request, const char* label,
+                          const std::function<ScheduleRef(const Context&)>& make) {
+  const Context ctx = context_for(*request);
+  request->label = label;
+  request->schedule = make(ctx);
+  launch(request);
+  return Rc();
+}
+
+Context Engine::context_for(CollRequest& request) {
+  Comm& comm = *request.comm;
+  if (!request.transport) request.transport = std::make_unique<EngineTransport>(runtime_, request.comm);
   Context ctx;
-  ctx.transport = request->transport.get();
+  ctx.transport = request.transport.get();
   ctx.rank = comm.rank();
   ctx.size = comm.size();
   // Tags at and above 0x40000000 belong to communicator creation (runtime/comm_create.cpp).
   ctx.tag = static_cast<int>(comm.next_collective_sequence() & 0x3fffffffu);
-  request->algorithm = algorithm;
-  request->tag = ctx.tag;
-  request->schedule = algorithm->make(ctx, args, params);
+  request.tag = ctx.tag;
+  return ctx;
+}
+
+void Engine::launch(const std::shared_ptr<CollRequest>& request) {
   if (request->schedule->progress()) {
     finish(*request);
   } else {
     active_.push_back(request);
   }
-  return Rc();
 }
 
 void Engine::finish(CollRequest& request) {
@@ -207,9 +225,10 @@ void Engine::finish(CollRequest& request) {
 void Engine::describe_waiting(std::vector<std::string>* lines) const {
   for (const auto& request : active_) {
     const Comm& comm = *request->comm;
-    lines->push_back(std::string("collective ") +
-                     (request->algorithm ? collective_name(request->algorithm->collective) : "operation") + " (" +
-                     (request->algorithm ? request->algorithm->name : "?") + ") on " + comm.display_name() + ", rank " +
+    const std::string what = request->algorithm ? std::string(collective_name(request->algorithm->collective)) +
+                                                      " (" + request->algorithm->name + ")"
+                                                : std::string(request->label ? request->label : "operation");
+    lines->push_back(std::string("collective ") + what + " on " + comm.display_name() + ", rank " +
                      std::to_string(comm.rank()) + " of " + std::to_string(comm.size()) + ": in progress, its messages "
                      "are the collective traffic with tag " + std::to_string(request->tag));
   }

@@ -36,6 +36,7 @@ class CollRequest final : public Request {
   std::vector<Bytes> buffers;                      // from the scratch cache
   std::vector<std::function<void()>> on_complete;  // e.g. unpack a staged result into the user's buffer
   const Algorithm* algorithm = nullptr;            // set by Engine::start (hang reports)
+  const char* label = nullptr;                     // what runs when no algorithm does (start_schedule)
   int tag = 0;                                     // the collective-channel tag of this instance
   ScheduleRef schedule;                             // last: destroyed first, it points into the above
 };
@@ -54,6 +55,11 @@ class Engine final : public ProgressSource {
   // packed form (see algorithms.hpp); the request's reducer/transport are set here when needed.
   Rc start(const std::shared_ptr<CollRequest>& request, const SelectionKey& key, const CollArgs& args);
 
+  // Runs a schedule that is not chosen from the table (one way to do it: the neighbourhood
+  // collectives); `label` names it in hang reports.
+  Rc start_schedule(const std::shared_ptr<CollRequest>& request, const char* label,
+                    const std::function<ScheduleRef(const Context&)>& make);
+
   // The algorithm (and its parameters, when `params` is set) for `key`: the forced one, the table's, or
   // the default; decisions are cached. Used by start() and by the shared-memory fast path.
   const Algorithm* choose(const SelectionKey& key, AlgorithmParams* params);
@@ -62,6 +68,10 @@ class Engine final : public ProgressSource {
 
  private:
   explicit Engine(Runtime& runtime) : runtime_(runtime) {}
+  // The transport and a fresh collective tag for the request's next schedule.
+  Context context_for(CollRequest& request);
+  // Progresses a new schedule once; finished, or tracked until it is.
+  void launch(const std::shared_ptr<CollRequest>& request);
   void finish(CollRequest& request);
 
   Runtime& runtime_;

@@ -157,4 +157,30 @@ std::span<const int> graph_neighbors(const Topology& t, int rank) {
                                                static_cast<std::size_t>(last - first));
 }
 
+Neighbors neighbors(const Topology& t, int rank) {
+  Neighbors n;
+  switch (t.kind) {
+    case Topology::Kind::cart:
+      for (int d = 0; d < t.ndims(); ++d) {
+        int below = MPI_PROC_NULL, above = MPI_PROC_NULL;
+        cart_shift(t, rank, d, 1, &below, &above);
+        n.sources.push_back(below);
+        n.sources.push_back(above);
+      }
+      n.destinations = n.sources;
+      break;
+    case Topology::Kind::graph: {
+      const std::span<const int> adjacent = graph_neighbors(t, rank);
+      n.sources.assign(adjacent.begin(), adjacent.end());
+      n.destinations = n.sources;
+      break;
+    }
+    case Topology::Kind::dist_graph:
+      n.sources = t.sources;
+      n.destinations = t.destinations;
+      break;
+  }
+  return n;
+}
+
 }  // namespace fabmpi::topology

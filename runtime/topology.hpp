@@ -62,5 +62,14 @@ Rc check_graph(int nnodes, std::span<const int> index, std::span<const int> edge
 // Neighbours of `rank` in a graph topology.
 std::span<const int> graph_neighbors(const Topology& t, int rank);
 
+// The neighbourhood collectives' view of `rank` (MPI-3.1 7.6): the sources it receives from and the
+// destinations it sends to, in buffer-block order. Cartesian: for each dimension the rank one step
+// below, then one step above (MPI_PROC_NULL past a non-periodic edge), as sources and destinations
+// alike; graph: the node's neighbours, both ways; distributed graph: the lists it was created with.
+struct Neighbors {
+  std::vector<int> sources, destinations;
+};
+Neighbors neighbors(const Topology& t, int rank);
+
 }  // namespace topology
 }  // namespace fabmpi

@@ -115,3 +115,33 @@ TEST_CASE("graph neighbours come from index and edges", "[topology]") {
   CHECK(topology::check_graph(4, std::vector<int>{2, 1, 3, 5}, g.edges).code() == MPI_ERR_ARG);
   CHECK(topology::check_graph(4, g.index, std::vector<int>{1, 3, 0, 4, 2}).code() == MPI_ERR_ARG);
 }
+
+TEST_CASE("neighbourhood collectives see sources and destinations in block order", "[topology]") {
+  // 3 x 2 grid, periodic in the second dimension only; rank 2 sits at (1, 0).
+  const Topology t = cart({3, 2}, {false, true});
+  topology::Neighbors n = topology::neighbors(t, 2);
+  CHECK(n.sources == std::vector<int>{0, 4, 3, 3});  // dim 0: below, above; dim 1: both wrap to (1, 1)
+  CHECK(n.destinations == n.sources);
+  n = topology::neighbors(t, 0);
+  CHECK(n.sources == std::vector<int>{MPI_PROC_NULL, 2, 1, 1});
+  // A periodic dimension of one: the process is its own neighbour on both sides.
+  const Topology ring_of_one = cart({1}, {true});
+  CHECK(topology::neighbors(ring_of_one, 0).sources == std::vector<int>{0, 0});
+  CHECK(topology::neighbors(cart({}, {}), 0).sources.empty());
+
+  Topology g;
+  g.kind = Topology::Kind::graph;
+  g.index = {2, 3, 3, 5};
+  g.edges = {1, 3, 0, 0, 2};
+  CHECK(topology::neighbors(g, 3).sources == std::vector<int>{0, 2});
+  CHECK(topology::neighbors(g, 3).destinations == std::vector<int>{0, 2});
+  CHECK(topology::neighbors(g, 2).sources.empty());
+
+  Topology d;
+  d.kind = Topology::Kind::dist_graph;
+  d.sources = {4, 1, 4};
+  d.destinations = {2};
+  n = topology::neighbors(d, 0);
+  CHECK(n.sources == std::vector<int>{4, 1, 4});
+  CHECK(n.destinations == std::vector<int>{2});
+}
