@@ -30,7 +30,7 @@ std::vector<std::string> split_commas(const std::string& text) {
   return out;
 }
 
-enum class Opt { np, host, hostfile, export_env, genv, tag_output, timeout, bind_to, report_bindings, wdir,
+enum class Opt { np, host, hostfile, export_env, genv, tag_output, timeout, trace, bind_to, report_bindings, wdir,
                  oversubscribe, help, help_params, version };
 
 struct OptSpec {
@@ -47,6 +47,7 @@ constexpr OptSpec kOptions[] = {
     {"-x", Opt::export_env, 1},   {"-genv", Opt::genv, 2},
     {"-tag-output", Opt::tag_output, 0}, {"-l", Opt::tag_output, 0},
     {"-timeout", Opt::timeout, 1},
+    {"-trace", Opt::trace, 1},
     {"-bind-to", Opt::bind_to, 1},
     {"-report-bindings", Opt::report_bindings, 0},
     {"-wdir", Opt::wdir, 1},      {"-wd", Opt::wdir, 1},
@@ -135,6 +136,10 @@ ParseResult parse_args(const std::vector<std::string>& args) {
         if (!parse_int_in(values[0], 1, 1 << 30, &o.timeout_seconds))
           return error("'" + word + "' needs a positive number of seconds, not '" + values[0] + "'");
         break;
+      case Opt::trace:
+        if (values[0].empty()) return error("'" + word + "' needs a file name");
+        o.trace_file = values[0];
+        break;
       case Opt::bind_to:
         if (values[0] == "core") o.bind_to = BindTo::core;
         else if (values[0] == "none") o.bind_to = BindTo::none;
@@ -219,6 +224,8 @@ Options:
   --tag-output, -l         prefix every output line with "[rank] "
   --timeout SEC            end the job after SEC seconds (exit code 124); just before, ranks waiting in
                            MPI print what they wait for (FABMPI_HANG_REPORT=SEC: after SEC s idle)
+  --trace FILE             write a timeline of every rank's MPI calls to FILE (Chrome trace format: open it
+                           in ui.perfetto.dev or chrome://tracing); ranks write theirs at MPI_Finalize
   --bind-to core|none      bind each rank to one core (round robin over the node's cores) or not (default)
   --report-bindings        print each rank's binding on stderr
   --wdir, -wdir, -wd DIR   working directory of the ranks

@@ -27,6 +27,7 @@ struct Options {
   std::vector<EnvSetting> env;
   bool tag_output = false;
   int timeout_seconds = 0;             // 0: no limit
+  std::string trace_file;              // --trace FILE: the merged timeline of every rank's MPI calls
   BindTo bind_to = BindTo::none;
   bool report_bindings = false;
   std::string wdir;                    // "" : mpirun's working directory

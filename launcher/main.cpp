@@ -17,6 +17,7 @@
 #include "launcher/args.hpp"
 #include "launcher/io_forward.hpp"
 #include "launcher/job.hpp"
+#include "launcher/trace_merge.hpp"
 
 extern char** environ;
 
@@ -180,9 +181,36 @@ int mpirun_main(int argc, char** argv) {
   config.master_port = find_free_port();
   config.kvsname = "fabmpi_kvs_" + std::to_string(::getpid());
 
+  // --trace: the ranks write their timelines into a private directory; merged after the job.
+  std::string trace_dir;
+  if (!options.trace_file.empty()) {
+    char dir_template[] = "/tmp/fabmpi-trace.XXXXXX";
+    if (!::mkdtemp(dir_template)) {
+      say(std::string("--trace: cannot create a directory in /tmp: ") + std::strerror(errno));
+      return 1;
+    }
+    trace_dir = dir_template;
+    const std::string setting = "FABMPI_TRACE=" + trace_dir + "/rank";
+    auto& env = config.base_env;
+    std::erase_if(env, [](const std::string& e) { return e.rfind("FABMPI_TRACE=", 0) == 0; });
+    env.push_back(setting);
+  }
+
   block_job_signals();
   LocalLauncher launcher;
-  return run_job(config, launcher);
+  const int status = run_job(config, launcher);
+  if (!trace_dir.empty()) {
+    std::vector<int> missing;
+    std::string error;
+    if (!merge_rank_traces(trace_dir + "/rank", config.np, options.trace_file, &missing, &error))
+      say("--trace: " + error);
+    else if (!missing.empty())
+      say("--trace: " + std::to_string(missing.size()) + " of " + std::to_string(config.np) +
+          " ranks wrote no timeline (they did not reach MPI_Finalize), first: rank " + std::to_string(missing[0]) +
+          "; " + options.trace_file + " holds the others");
+    ::rmdir(trace_dir.c_str());
+  }
+  return status;
 }
 
 }  // namespace

@@ -85,6 +85,13 @@ int PMPI_Finalize(void) {
     rc = lib.runtime->finalize();
     if (!rc.ok()) return call.finish(rc);
   }
+  if (lib.trace) {  // after MPI_Finalize's own event
+    const int rank = lib.runtime->world_rank(), size = lib.runtime->world_size();
+    std::string why;
+    if (!lib.trace->write(rank, size, &why))
+      std::fprintf(stderr, "fabmpi: rank %d: MPI_Finalize: could not write the FABMPI_TRACE timeline: %s\n", rank,
+                   why.c_str());
+  }
   lib.requests.clear();
   lib.comms.clear();
   lib.groups.clear();

@@ -1,5 +1,5 @@
-// Small corners of the API that programs call routinely: MPI_Pcontrol (profiling control: a no-op
-// without a profiler, as the standard allows), MPI_Comm_get_parent (fabmpi never spawns, so there is
+// Small corners of the API that programs call routinely: MPI_Pcontrol (profiling control: pauses and
+// resumes FABMPI_TRACE's timeline, else a no-op, as the standard allows), MPI_Comm_get_parent (fabmpi never spawns, so there is
 // never a parent), and the MPI-1 attribute names (MPI_Attr_get & co., deprecated but not removed in
 // MPI-3.1, and still the way many codes read MPI_TAG_UB). The MPI-1 names forward to the MPI-2 functions,
 // whose names appear in error messages.
@@ -12,7 +12,8 @@ extern "C" {
 
 #pragma weak MPI_Pcontrol = PMPI_Pcontrol
 int PMPI_Pcontrol(const int level, ...) {
-  (void)level;
+  // FABMPI_TRACE's recording (runtime/call_trace.hpp): 0 pauses it, any other level resumes it.
+  if (CallTrace* trace = library().trace) trace->set_paused(level == 0);
   return MPI_SUCCESS;
 }
 

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "pt2pt/engine.hpp"
+#include "runtime/call_trace.hpp"
 #include "runtime/binding/handles.hpp"
 #include "runtime/comm.hpp"
 #include "runtime/datatype.hpp"
@@ -37,6 +38,8 @@ struct Library {
   // The MPI function the application is in (ApiCall sets and restores it), for hang reports only:
   // with several threads in the library it names one of their calls.
   std::atomic<const char*> current_call{nullptr};
+  // The timeline of MPI calls when FABMPI_TRACE is set (runtime/call_trace.hpp), else null.
+  CallTrace* const trace = CallTrace::from_environment();
 };
 
 // The one instance (the C API is process-wide by definition). Inline: every call starts here.
@@ -59,9 +62,11 @@ class ApiCall {
     Library& lib = library();
     outer_call_ = lib.current_call.load(std::memory_order_relaxed);
     lib.current_call.store(name, std::memory_order_relaxed);
+    if (lib.trace) [[unlikely]] start_ns_ = CallTrace::now_ns();
     if (lib.state == LibraryState::initialized && lib.runtime->needs_api_lock()) lock();
   }
   ~ApiCall() {
+    if (start_ns_) [[unlikely]] library().trace->record(name_, start_ns_, CallTrace::now_ns());  // under the lock
     if (locked_) unlock();
     library().current_call.store(outer_call_, std::memory_order_relaxed);
   }
@@ -104,6 +109,7 @@ class ApiCall {
 
   const char* name_;
   const char* outer_call_;  // the call this one runs inside (a user callback's), usually none
+  std::uint64_t start_ns_ = 0;  // when tracing (Library::trace)
   // The communicator whose handler reports this call's errors (nullptr: MPI_COMM_WORLD's), and a
   // reference that keeps it alive when nothing else is sure to (the world, and any communicator while
   // only one thread can be in the library, are borrowed: no reference count on the fast path).

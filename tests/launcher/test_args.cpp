@@ -63,11 +63,14 @@ TEST_CASE("mpirun args: the other options", "[args]") {
   CHECK(parse({"--bind-to=none", "p"}).options.bind_to == BindTo::none);
   CHECK(parse({"--timeout=5", "p"}).options.timeout_seconds == 5);
   CHECK(parse({"-l", "p"}).options.tag_output);
+  CHECK(parse({"--trace", "t.json", "p"}).options.trace_file == "t.json");
+  CHECK(parse({"--trace=t.json", "p"}).options.trace_file == "t.json");
 }
 
 TEST_CASE("mpirun args: errors say what is wrong", "[args]") {
   CHECK(parse({"--bind-to", "socket", "p"}).error.find("core or none") != std::string::npos);
   CHECK(parse({"--timeout", "-1", "p"}).error.find("seconds") != std::string::npos);
+  CHECK(parse({"--trace", "", "p"}).error.find("needs a file name") != std::string::npos);
   CHECK(parse({"--frobnicate", "p"}).error.find("unknown option '--frobnicate'") != std::string::npos);
   CHECK(parse({"-n", "2"}).error.find("no program") != std::string::npos);
   CHECK(parse({}).error.find("no program") != std::string::npos);
