@@ -358,7 +358,7 @@ Rc neighbor_blocks(const std::vector<int>& peers, const void* buf, BlockLayout l
   if (!arrays) FABMPI_TRY(check_count(count));
   DatatypeRef shared;
   if (layout != BlockLayout::w) FABMPI_TRY(to_datatype(type, &shared));
-  bool moves_data = false;
+  bool at_null = false;
   for (int i = 0; i < n; ++i) {
     coll::NeighborBlock b;
     b.peer = peers[static_cast<std::size_t>(i)];
@@ -371,10 +371,11 @@ Rc neighbor_blocks(const std::vector<int>& peers, const void* buf, BlockLayout l
       case BlockLayout::vector: b.byte_displ = static_cast<MPI_Aint>(displs[i]) * b.type->extent(); break;
       case BlockLayout::w: b.byte_displ = byte_displs[i]; break;
     }
-    moves_data = moves_data || (b.count > 0 && b.type->size() > 0);
+    // A NULL buffer is MPI_BOTTOM: fine with absolute displacements or datatypes, as in check_buffer.
+    at_null = at_null || (b.count > 0 && b.type->size() > 0 && b.byte_displ + b.type->true_lb() == 0);
     out->push_back(std::move(b));
   }
-  if (moves_data && buf == nullptr) return fail(MPI_ERR_BUFFER, "NULL %s buffer with a nonzero count", side);
+  if (at_null && buf == nullptr) return fail(MPI_ERR_BUFFER, "NULL %s buffer with a nonzero count", side);
   return Rc();
 }
 

@@ -217,6 +217,23 @@ static void run(struct topo *t)
     for (which = 0; which < 5; which++) check_result(t, &calls[which], "nonblocking");
 }
 
+/* MPI_BOTTOM with absolute byte displacements (MPI_Get_address), as mpi4py's tests use it. */
+static void bottom(MPI_Comm ring)
+{
+    int sendbuf[2] = {rank * 10, rank * 10 + 1}, recvbuf[2] = {-1, -1}, counts[2] = {1, 1}, below, above;
+    MPI_Aint sdispls[2], rdispls[2];
+    MPI_Datatype types[2] = {MPI_INT, MPI_INT};
+    MPI_Get_address(&sendbuf[0], &sdispls[0]);
+    MPI_Get_address(&sendbuf[1], &sdispls[1]);
+    MPI_Get_address(&recvbuf[0], &rdispls[0]);
+    MPI_Get_address(&recvbuf[1], &rdispls[1]);
+    MPI_Neighbor_alltoallw(MPI_BOTTOM, counts, sdispls, types, MPI_BOTTOM, counts, rdispls, types, ring);
+    MPI_Cart_shift(ring, 0, 1, &below, &above);
+    /* block 0 (from below) holds what the rank below sent up (its block 1), block 1 its upper's block 0 */
+    CHECK(recvbuf[0] == below * 10 + 1 && recvbuf[1] == above * 10, "MPI_BOTTOM alltoallw: got %d %d", recvbuf[0],
+          recvbuf[1]);
+}
+
 static void errors(MPI_Comm cart)
 {
     int buf[8] = {0}, rc, cls;
@@ -258,6 +275,7 @@ int main(int argc, char **argv)
     periods[0] = 1;
     MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &t.comm);
     run(&t);
+    bottom(t.comm);
     errors(t.comm);
     MPI_Comm_free(&t.comm);
 
