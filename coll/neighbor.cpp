@@ -45,32 +45,26 @@ Rc start_neighbor_exchange(const CommRef& comm, const char* what, const void* se
                            const std::vector<NeighborBlock>& sends, void* recvbuf,
                            const std::vector<NeighborBlock>& recvs, RequestRef* out) {
   auto request = std::make_shared<CollRequest>(comm);
+  // The bytes of one block: the user's memory when the type is contiguous, else packed staging (a send
+  // packed now, a receive unpacked when the call completes).
+  const auto edge = [&request](const NeighborBlock& b, const void* buf, bool receive) -> Edge {
+    const auto count = static_cast<std::size_t>(b.count);
+    const std::size_t bytes = count * b.type->size();
+    std::byte* user = at(buf, b.byte_displ);
+    if (b.peer == MPI_PROC_NULL || bytes == 0 || b.type->is_contiguous())
+      return {user + b.type->true_lb(), bytes, b.peer};
+    std::byte* staged = request->scratch(bytes);
+    if (receive)
+      request->on_complete.push_back([staged, user, count, type = b.type] {
+        type->unpack(staged, count * type->size(), 0, user, count);
+      });
+    else
+      b.type->pack(user, count, 0, staged, bytes);
+    return {staged, bytes, b.peer};
+  };
   std::vector<Edge> recv_edges, send_edges;
-  for (const NeighborBlock& b : recvs) {
-    const auto count = static_cast<std::size_t>(b.count);
-    const std::size_t bytes = count * b.type->size();
-    std::byte* user = at(recvbuf, b.byte_displ);
-    if (b.peer == MPI_PROC_NULL || bytes == 0 || b.type->is_contiguous()) {
-      recv_edges.push_back({user + b.type->true_lb(), bytes, b.peer});
-      continue;
-    }
-    std::byte* staged = request->scratch(bytes);
-    const DatatypeRef type = b.type;
-    request->on_complete.push_back([staged, user, count, type] { type->unpack(staged, count * type->size(), 0, user, count); });
-    recv_edges.push_back({staged, bytes, b.peer});
-  }
-  for (const NeighborBlock& b : sends) {
-    const auto count = static_cast<std::size_t>(b.count);
-    const std::size_t bytes = count * b.type->size();
-    std::byte* user = at(sendbuf, b.byte_displ);
-    if (b.peer == MPI_PROC_NULL || bytes == 0 || b.type->is_contiguous()) {
-      send_edges.push_back({user + b.type->true_lb(), bytes, b.peer});
-      continue;
-    }
-    std::byte* staged = request->scratch(bytes);
-    b.type->pack(user, count, 0, staged, bytes);
-    send_edges.push_back({staged, bytes, b.peer});
-  }
+  for (const NeighborBlock& b : recvs) recv_edges.push_back(edge(b, recvbuf, true));
+  for (const NeighborBlock& b : sends) send_edges.push_back(edge(b, sendbuf, false));
   for (const NeighborBlock& b : recvs) request->types.push_back(b.type);
   for (const NeighborBlock& b : sends) request->types.push_back(b.type);
   FABMPI_TRY(engine_of(comm->runtime()).start_schedule(request, what, [&](const Context& ctx) -> ScheduleRef {

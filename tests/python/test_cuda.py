@@ -149,10 +149,9 @@ def test_async_future_then():
     assert res.cpu().tolist() == [float(w * (w - 1))] * 4
 
 
-def test_ddp_cuda_matches_single_process():
-    from test_train import STEPS, PER_RANK, LR, make_model, batch, reference
-    rank, w, dev = world_on_gpu()
-    model = nn.parallel.DistributedDataParallel(make_model().to(dev), device_ids=[dev.index])
+def train_shard_on(model, rank, w, dev):
+    """test_train.train_shard with the batches moved to the GPU."""
+    from test_train import STEPS, PER_RANK, LR, batch
     opt = torch.optim.SGD(model.parameters(), lr=LR)
     for s in range(STEPS):
         x, y = batch(s, w)
@@ -160,22 +159,23 @@ def test_ddp_cuda_matches_single_process():
         opt.zero_grad()
         nn.functional.mse_loss(model(x[sl].to(dev)), y[sl].to(dev)).backward()
         opt.step()
+
+
+def test_ddp_cuda_matches_single_process():
+    from test_train import make_model, reference
+    rank, w, dev = world_on_gpu()
+    model = nn.parallel.DistributedDataParallel(make_model().to(dev), device_ids=[dev.index])
+    train_shard_on(model, rank, w, dev)
     for p, q in zip(model.module.parameters(), reference(w)):
         assert torch.allclose(p.detach().cpu(), q, atol=1e-5, rtol=0), (p.cpu() - q).abs().max()
 
 
 def test_fsdp_cuda_matches_single_process():
-    from test_train import STEPS, PER_RANK, LR, make_model, batch, reference
+    from test_train import make_model, reference
     from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
     rank, w, dev = world_on_gpu()
     model = FSDP(make_model().to(dev), device_id=dev)
-    opt = torch.optim.SGD(model.parameters(), lr=LR)
-    for s in range(STEPS):
-        x, y = batch(s, w)
-        sl = slice(rank * PER_RANK, (rank + 1) * PER_RANK)
-        opt.zero_grad()
-        nn.functional.mse_loss(model(x[sl].to(dev)), y[sl].to(dev)).backward()
-        opt.step()
+    train_shard_on(model, rank, w, dev)
     with FSDP.summon_full_params(model):
         got = torch.cat([p.detach().flatten().cpu() for p in model.parameters()])
     want = torch.cat([q.flatten() for q in reference(w)])
