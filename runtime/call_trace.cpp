@@ -42,13 +42,13 @@ std::uint64_t CallTrace::now_ns() noexcept {
   return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000u + static_cast<std::uint64_t>(ts.tv_nsec);
 }
 
-void CallTrace::record(const char* name, std::uint64_t start_ns, std::uint64_t end_ns) {
+void CallTrace::record(const char* name, std::uint64_t start_ns, std::uint64_t end_ns, const MessageArgs& args) {
   if (written_ || paused()) return;
   if (events_.size() >= max_events_) {
     ++dropped_;
     return;
   }
-  events_.push_back({name, start_ns, end_ns >= start_ns ? end_ns - start_ns : 0, thread_number()});
+  events_.push_back({name, start_ns, end_ns >= start_ns ? end_ns - start_ns : 0, thread_number(), args});
 }
 
 bool CallTrace::write(int rank, int size, std::string* why) {
@@ -70,9 +70,13 @@ bool CallTrace::write(int rank, int size, std::string* why) {
   for (const Event& e : events_) {
     // Microseconds with nanosecond digits: the format's unit, without losing the clock's resolution.
     std::fprintf(f, "{\"name\":\"%s\",\"ph\":\"X\",\"pid\":%d,\"tid\":%" PRIu32 ",\"ts\":%" PRIu64 ".%03" PRIu64
-                    ",\"dur\":%" PRIu64 ".%03" PRIu64 "},\n",
+                    ",\"dur\":%" PRIu64 ".%03" PRIu64,
                  e.name, rank, e.thread, e.start_ns / 1000, e.start_ns % 1000, e.duration_ns / 1000,
                  e.duration_ns % 1000);
+    if (e.args.set)
+      std::fprintf(f, ",\"args\":{\"peer\":%" PRId32 ",\"tag\":%" PRId32 ",\"bytes\":%" PRIu64 ",\"context\":%" PRIu32 "}",
+                   e.args.peer, e.args.tag, e.args.bytes, e.args.context);
+    std::fprintf(f, "},\n");
   }
   std::fprintf(f, "{\"name\":\"trace_summary\",\"ph\":\"M\",\"pid\":%d,\"args\":{\"calls\":%zu,\"dropped\":%" PRIu64
                   ",\"max_events\":%zu}}\n",

@@ -6,6 +6,8 @@
 // CLOCK_MONOTONIC, shared by the ranks of one node. MPI_Pcontrol(0) pauses the recording, MPI_Pcontrol(1)
 // resumes it (the standard's profiling-control call).
 //
+// Point-to-point calls also record their peer, tag, communicator and size (ApiCall::trace_message).
+//
 // Cost when off: ApiCall tests one pointer. When on: two clock reads and one append per call.
 #pragma once
 
@@ -23,9 +25,19 @@ class CallTrace {
 
   static std::uint64_t now_ns() noexcept;
 
+  // What a point-to-point call names: the peer (rank in the communicator, or MPI_ANY_SOURCE), the tag
+  // (or MPI_ANY_TAG) and the bytes of its buffer; `context` identifies the communicator. Unset: no args.
+  struct MessageArgs {
+    bool set = false;
+    std::int32_t peer = 0;
+    std::int32_t tag = 0;
+    std::uint32_t context = 0;
+    std::uint64_t bytes = 0;
+  };
+
   // One call, [start_ns, end_ns]; `name` is a string literal (the binding's MPI name). Callers hold the
   // API lock or are the only thread in the library (MPI_THREAD_SERIALIZED and below).
-  void record(const char* name, std::uint64_t start_ns, std::uint64_t end_ns);
+  void record(const char* name, std::uint64_t start_ns, std::uint64_t end_ns, const MessageArgs& args);
   void set_paused(bool paused) noexcept { paused_.store(paused, std::memory_order_relaxed); }
   bool paused() const noexcept { return paused_.load(std::memory_order_relaxed); }
 
@@ -40,6 +52,7 @@ class CallTrace {
     std::uint64_t start_ns;
     std::uint64_t duration_ns;
     std::uint32_t thread;
+    MessageArgs args;
   };
   std::string prefix_;
   std::size_t max_events_;

@@ -66,7 +66,8 @@ class ApiCall {
     if (lib.state == LibraryState::initialized && lib.runtime->needs_api_lock()) lock();
   }
   ~ApiCall() {
-    if (start_ns_) [[unlikely]] library().trace->record(name_, start_ns_, CallTrace::now_ns());  // under the lock
+    if (start_ns_) [[unlikely]]  // under the lock
+      library().trace->record(name_, start_ns_, CallTrace::now_ns(), trace_args_);
     if (locked_) unlock();
     library().current_call.store(outer_call_, std::memory_order_relaxed);
   }
@@ -98,6 +99,12 @@ class ApiCall {
   // Dispatches a failure to the error handler; returns the value the C function returns.
   int finish(Rc rc);
   const char* name() const noexcept { return name_; }
+  // For FABMPI_TRACE's timeline: the message this point-to-point call sends or receives (peer: a rank
+  // of `comm`, or MPI_ANY_SOURCE / MPI_PROC_NULL; MPI_Sendrecv keeps its send side, the first given).
+  // Nothing when not tracing.
+  void trace_message(const Comm& comm, int peer, int tag, std::size_t bytes) noexcept {
+    if (start_ns_ && !trace_args_.set) [[unlikely]] trace_args_ = {true, peer, tag, comm.context_id(), bytes};
+  }
 
  private:
   void lock();
@@ -110,6 +117,7 @@ class ApiCall {
   const char* name_;
   const char* outer_call_;  // the call this one runs inside (a user callback's), usually none
   std::uint64_t start_ns_ = 0;  // when tracing (Library::trace)
+  CallTrace::MessageArgs trace_args_;
   // The communicator whose handler reports this call's errors (nullptr: MPI_COMM_WORLD's), and a
   // reference that keeps it alive when nothing else is sure to (the world, and any communicator while
   // only one thread can be in the library, are borrowed: no reference count on the fast path).

@@ -24,7 +24,9 @@ Rc check_send(ApiCall& call, const void* buf, int count, MPI_Datatype datatype, 
   FABMPI_TRY(to_datatype(datatype, &out->type));
   FABMPI_TRY(check_buffer(buf, count, *out->type));
   FABMPI_TRY(check_send_tag(tag));
-  return check_dest_rank(*out->comm, dest);
+  FABMPI_TRY(check_dest_rank(*out->comm, dest));
+  call.trace_message(*out->comm, dest, tag, static_cast<std::size_t>(count) * out->type->size());
+  return Rc();
 }
 
 Rc check_recv(ApiCall& call, const void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
@@ -34,7 +36,9 @@ Rc check_recv(ApiCall& call, const void* buf, int count, MPI_Datatype datatype, 
   FABMPI_TRY(to_datatype(datatype, &out->type));
   FABMPI_TRY(check_buffer(buf, count, *out->type));
   FABMPI_TRY(check_recv_tag(tag));
-  return check_source_rank(*out->comm, source);
+  FABMPI_TRY(check_source_rank(*out->comm, source));
+  call.trace_message(*out->comm, source, tag, static_cast<std::size_t>(count) * out->type->size());
+  return Rc();
 }
 
 // Blocking calls borrow the communicator through the ApiCall (a reference count is an atomic
@@ -52,10 +56,13 @@ Rc check_blocking(ApiCall& call, const void* buf, int count, MPI_Datatype dataty
   FABMPI_TRY(check_buffer(buf, count, *out->type));
   if (is_send) {
     FABMPI_TRY(check_send_tag(tag));
-    return check_dest_rank(*out->comm, peer);
+    FABMPI_TRY(check_dest_rank(*out->comm, peer));
+  } else {
+    FABMPI_TRY(check_recv_tag(tag));
+    FABMPI_TRY(check_source_rank(*out->comm, peer));
   }
-  FABMPI_TRY(check_recv_tag(tag));
-  return check_source_rank(*out->comm, peer);
+  call.trace_message(*out->comm, peer, tag, static_cast<std::size_t>(count) * out->type->size());
+  return Rc();
 }
 
 Rc blocking_send(ApiCall& call, const void* buf, int count, MPI_Datatype datatype, int dest, int tag,

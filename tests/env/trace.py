@@ -27,6 +27,14 @@ def check_rank(events, rank, size, threads):
     check(names.count("MPI_Barrier") == 4, f"rank {rank}: {names.count('MPI_Barrier')} barriers recorded, expected 4")
     if size > 1:
         check(names.count("MPI_Send") == 1 and names.count("MPI_Recv") == 1, f"rank {rank}: send/recv {names}")
+        send = next(e for e in mine if e["name"] == "MPI_Send")
+        recv = next(e for e in mine if e["name"] == "MPI_Recv")
+        check(send.get("args", {}).get("peer") == (rank + 1) % size and send["args"]["tag"] == 0
+              and send["args"]["bytes"] == 4, f"rank {rank}: send args {send.get('args')}")
+        check(recv.get("args", {}).get("peer") == (rank - 1) % size and recv["args"]["bytes"] == 4,
+              f"rank {rank}: recv args {recv.get('args')}")
+        check(send["args"]["context"] == recv["args"]["context"], f"rank {rank}: contexts differ")
+    check("args" not in next(e for e in mine if e["name"] == "MPI_Barrier"), f"rank {rank}: barrier has args")
     starts = [e["ts"] for e in mine]
     check(starts == sorted(starts), f"rank {rank}: calls out of order")
     check(all(e["dur"] >= 0 for e in mine), f"rank {rank}: negative duration")
