@@ -234,6 +234,30 @@ static void bottom(MPI_Comm ring)
           recvbuf[1]);
 }
 
+/* Blocks large enough for the rendezvous protocol (256 KiB each way), both neighbours of the ring. */
+static void large(MPI_Comm ring)
+{
+    enum { LARGE = 1 << 16 }; /* ints per block */
+    int below, above, i, bad = 0;
+    int *sendbuf = malloc(2 * LARGE * sizeof(int)), *recvbuf = malloc(2 * LARGE * sizeof(int));
+    MPI_Request req;
+    MPI_Cart_shift(ring, 0, 1, &below, &above);
+    for (i = 0; i < 2 * LARGE; i++) {
+        sendbuf[i] = rank * 7 + i;
+        recvbuf[i] = -1;
+    }
+    MPI_Ineighbor_alltoall(sendbuf, LARGE, MPI_INT, recvbuf, LARGE, MPI_INT, ring, &req);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    /* block 0 from below: its block 1 (ints LARGE..2*LARGE-1); block 1 from above: its block 0 */
+    for (i = 0; i < LARGE; i++) {
+        bad += recvbuf[i] != below * 7 + LARGE + i;
+        bad += recvbuf[LARGE + i] != above * 7 + i;
+    }
+    CHECK(bad == 0, "large alltoall: %d wrong ints", bad);
+    free(sendbuf);
+    free(recvbuf);
+}
+
 static void errors(MPI_Comm cart)
 {
     int buf[8] = {0}, rc, cls;
@@ -276,6 +300,7 @@ int main(int argc, char **argv)
     MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &t.comm);
     run(&t);
     bottom(t.comm);
+    large(t.comm);
     errors(t.comm);
     MPI_Comm_free(&t.comm);
 
