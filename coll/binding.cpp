@@ -71,6 +71,7 @@ Rc barrier(ApiCall& call, MPI_Comm comm, MPI_Request* req) {
   CommRef c;
   FABMPI_TRY(call.comm(comm, &c));
   FABMPI_TRY(check_request_out(req, req != nullptr));
+  call.trace_collective(*c, MPI_PROC_NULL, 0);
   if (!req) {
     bool done = false;
     FABMPI_TRY(coll::shm_barrier(c, &done));
@@ -87,6 +88,7 @@ Rc bcast(ApiCall& call, void* buf, int count, MPI_Datatype type, int root, MPI_C
   DatatypeRef t;
   FABMPI_TRY(check_buf(buf, count, type, &t, "buffer"));
   FABMPI_TRY(check_root(*c, root));
+  call.trace_collective(*c, root, static_cast<std::size_t>(count) * t->size());
   if (!req) {
     bool done = false;
     FABMPI_TRY(coll::shm_bcast(c, buf, count, t, root, &done));
@@ -116,6 +118,8 @@ Rc reduction(ApiCall& call, Collective kind, const void* sendbuf, void* recvbuf,
     FABMPI_TRY(check_buffer(recvbuf, count, *t));
     FABMPI_TRY(check_no_alias(sendbuf, recvbuf, count > 0 && t->size() > 0));
   }
+  call.trace_collective(*c, kind == Collective::reduce ? root : MPI_PROC_NULL,
+                        static_cast<std::size_t>(count) * t->size());
   if (!req && (kind == Collective::reduce || kind == Collective::allreduce)) {
     bool done = false;
     FABMPI_TRY(coll::shm_reduction(kind, c, sendbuf, recvbuf, count, t, o, root, &done));
@@ -144,6 +148,7 @@ Rc reduce_scatter(ApiCall& call, Collective kind, const void* sendbuf, void* rec
   if (sendbuf != MPI_IN_PLACE) FABMPI_TRY(check_buffer(sendbuf, total > 0 ? 1 : 0, *t));
   FABMPI_TRY(check_buffer(recvbuf, sendbuf == MPI_IN_PLACE ? (total > 0 ? 1 : 0) : mine, *t));
   FABMPI_TRY(check_no_alias(sendbuf, recvbuf, total > 0 && t->size() > 0));
+  call.trace_collective(*c, MPI_PROC_NULL, static_cast<std::size_t>(total) * t->size());
   if (!req && kind == Collective::reduce_scatter_block) {
     bool done = false;
     FABMPI_TRY(coll::shm_reduce_scatter_block(c, sendbuf, recvbuf, recvcount, t, o, &done));
@@ -175,6 +180,9 @@ Rc allgather(ApiCall& call, Collective kind, const void* sendbuf, int sendcount,
   if (recvbuf == MPI_IN_PLACE) return fail(MPI_ERR_BUFFER, "MPI_IN_PLACE is not valid as the receive buffer");
   FABMPI_TRY(check_buffer(recvbuf, kind == Collective::allgatherv ? any_count(recvcounts, p) : recvcount, *rt));
   FABMPI_TRY(check_no_alias(sendbuf, recvbuf, sendcount > 0 && st && st->size() > 0));
+  const int own_count = kind == Collective::allgatherv ? recvcounts[c->rank()] : recvcount;  // in place
+  call.trace_collective(*c, MPI_PROC_NULL, st ? static_cast<std::size_t>(sendcount) * st->size()
+                                              : static_cast<std::size_t>(own_count) * rt->size());
   if (!req && kind == Collective::allgather) {
     bool done = false;
     FABMPI_TRY(coll::shm_allgather(c, sendbuf, sendcount, st, recvbuf, recvcount, rt, &done));
@@ -213,6 +221,7 @@ Rc gather(ApiCall& call, Collective kind, const void* sendbuf, int sendcount, MP
     FABMPI_TRY(check_buffer(recvbuf, v ? any_count(recvcounts, p) : recvcount, *rt));
     FABMPI_TRY(check_no_alias(sendbuf, recvbuf, sendcount > 0 && st && st->size() > 0));
   }
+  call.trace_collective(*c, root, st ? static_cast<std::size_t>(sendcount) * st->size() : 0);
   if (!req && !v) {
     bool done = false;
     FABMPI_TRY(coll::shm_gather(c, sendbuf, sendcount, st, recvbuf, recvcount, rt, root, &done));
@@ -250,6 +259,7 @@ Rc scatter(ApiCall& call, Collective kind, const void* sendbuf, int sendcount, c
     FABMPI_TRY(check_buffer(sendbuf, v ? any_count(sendcounts, p) : sendcount, *st));
     FABMPI_TRY(check_no_alias(sendbuf, recvbuf, recvcount > 0 && rt && rt->size() > 0));
   }
+  call.trace_collective(*c, root, rt ? static_cast<std::size_t>(recvcount) * rt->size() : 0);
   if (!req && !v) {
     bool done = false;
     FABMPI_TRY(coll::shm_scatter(c, sendbuf, sendcount, st, recvbuf, recvcount, rt, root, &done));
@@ -295,6 +305,11 @@ Rc alltoall(ApiCall& call, Collective kind, const void* sendbuf, int sendcount, 
   if (w && (recvtypes == nullptr || (sendbuf != MPI_IN_PLACE && sendtypes == nullptr)))
     return fail(MPI_ERR_ARG, "NULL pointer passed for the datatypes");
   if (recvbuf == MPI_IN_PLACE) return fail(MPI_ERR_BUFFER, "MPI_IN_PLACE is not valid as the receive buffer");
+  if (call.tracing()) {  // alltoall: one block; the v and w forms have no one size
+    DatatypeRef rt;
+    const bool sized = kind == Collective::alltoall && recvcount >= 0 && to_datatype(recvtype, &rt).ok();
+    call.trace_collective(*c, MPI_PROC_NULL, sized ? static_cast<std::size_t>(recvcount) * rt->size() : 0);
+  }
   if (!req && kind == Collective::alltoall) {
     // The same checks peer_blocks makes for uniform counts, without building the per-peer vectors.
     DatatypeRef st, rt;

@@ -73,9 +73,14 @@ bool CallTrace::write(int rank, int size, std::string* why) {
                     ",\"dur\":%" PRIu64 ".%03" PRIu64,
                  e.name, rank, e.thread, e.start_ns / 1000, e.start_ns % 1000, e.duration_ns / 1000,
                  e.duration_ns % 1000);
-    if (e.args.set)
+    if (e.args.set && !e.args.collective)
       std::fprintf(f, ",\"args\":{\"peer\":%" PRId32 ",\"tag\":%" PRId32 ",\"bytes\":%" PRIu64 ",\"context\":%" PRIu32 "}",
                    e.args.peer, e.args.tag, e.args.bytes, e.args.context);
+    else if (e.args.set && e.args.peer >= 0)
+      std::fprintf(f, ",\"args\":{\"root\":%" PRId32 ",\"bytes\":%" PRIu64 ",\"context\":%" PRIu32 "}", e.args.peer,
+                   e.args.bytes, e.args.context);
+    else if (e.args.set)
+      std::fprintf(f, ",\"args\":{\"bytes\":%" PRIu64 ",\"context\":%" PRIu32 "}", e.args.bytes, e.args.context);
     std::fprintf(f, "},\n");
   }
   std::fprintf(f, "{\"name\":\"trace_summary\",\"ph\":\"M\",\"pid\":%d,\"args\":{\"calls\":%zu,\"dropped\":%" PRIu64

@@ -27,8 +27,11 @@ class CallTrace {
 
   // What a point-to-point call names: the peer (rank in the communicator, or MPI_ANY_SOURCE), the tag
   // (or MPI_ANY_TAG) and the bytes of its buffer; `context` identifies the communicator. Unset: no args.
+  // A collective names its root (MPI_PROC_NULL when it has none) in `peer` and its size in `bytes`
+  // (docs/debugging.md says which size for which collective).
   struct MessageArgs {
     bool set = false;
+    bool collective = false;
     std::int32_t peer = 0;
     std::int32_t tag = 0;
     std::uint32_t context = 0;

@@ -103,7 +103,12 @@ class ApiCall {
   // of `comm`, or MPI_ANY_SOURCE / MPI_PROC_NULL; MPI_Sendrecv keeps its send side, the first given).
   // Nothing when not tracing.
   void trace_message(const Comm& comm, int peer, int tag, std::size_t bytes) noexcept {
-    if (start_ns_ && !trace_args_.set) [[unlikely]] trace_args_ = {true, peer, tag, comm.context_id(), bytes};
+    if (start_ns_ && !trace_args_.set) [[unlikely]] trace_args_ = {true, false, peer, tag, comm.context_id(), bytes};
+  }
+  bool tracing() const noexcept { return start_ns_ != 0; }
+  // The same for a collective: its root (MPI_PROC_NULL: none) and its size in bytes (docs/debugging.md).
+  void trace_collective(const Comm& comm, int root, std::size_t bytes) noexcept {
+    if (start_ns_) [[unlikely]] trace_args_ = {true, true, root, 0, comm.context_id(), bytes};
   }
 
  private:

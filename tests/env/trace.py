@@ -34,7 +34,13 @@ def check_rank(events, rank, size, threads):
         check(recv.get("args", {}).get("peer") == (rank - 1) % size and recv["args"]["bytes"] == 4,
               f"rank {rank}: recv args {recv.get('args')}")
         check(send["args"]["context"] == recv["args"]["context"], f"rank {rank}: contexts differ")
-    check("args" not in next(e for e in mine if e["name"] == "MPI_Barrier"), f"rank {rank}: barrier has args")
+    barrier = next(e for e in mine if e["name"] == "MPI_Barrier")
+    check(barrier.get("args", {}).get("bytes") == 0 and "root" not in barrier["args"], f"rank {rank}: {barrier}")
+    bcast = [e for e in mine if e["name"] == "MPI_Bcast"]
+    check(len(bcast) == 1 and bcast[0].get("args", {}).get("root") == size - 1 and bcast[0]["args"]["bytes"] == 4,
+          f"rank {rank}: {bcast}")
+    allreduce = [e for e in mine if e["name"] == "MPI_Allreduce"]
+    check(len(allreduce) == 1 and allreduce[0].get("args", {}).get("bytes") == 4, f"rank {rank}: {allreduce}")
     starts = [e["ts"] for e in mine]
     check(starts == sorted(starts), f"rank {rank}: calls out of order")
     check(all(e["dur"] >= 0 for e in mine), f"rank {rank}: negative duration")

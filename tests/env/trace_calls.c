@@ -38,6 +38,7 @@ int main(int argc, char **argv)
         pthread_create(&t, NULL, helper, NULL);
         pthread_join(t, NULL);
     }
+    MPI_Bcast(&token, 1, MPI_INT, size - 1, MPI_COMM_WORLD);
     MPI_Allreduce(MPI_IN_PLACE, &token, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     MPI_Finalize();
     return 0;
