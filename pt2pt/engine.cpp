@@ -714,10 +714,14 @@ bool Engine::cancel(Request& request) {
 }
 
 namespace {
-std::string context_text(std::uint32_t context, std::uint8_t channel) {
-  std::string text = context == ContextIdPool::kWorldId  ? "MPI_COMM_WORLD"
-                     : context == ContextIdPool::kSelfId ? "MPI_COMM_SELF"
-                                                         : "the communicator with context id " + std::to_string(context);
+// How a hang report names a communicator it knows only by context id: the name MPI_Comm_set_name gave
+// it, else the predefined name or the id.
+std::string context_text(const ContextIdPool& ids, std::uint32_t context, std::uint8_t channel) {
+  std::string text = ids.name_of(context);
+  if (text.empty())
+    text = context == ContextIdPool::kWorldId  ? "MPI_COMM_WORLD"
+           : context == ContextIdPool::kSelfId ? "MPI_COMM_SELF"
+                                               : "the communicator with context id " + std::to_string(context);
   if (channel == static_cast<std::uint8_t>(Channel::collective)) text += " (collective traffic)";
   return text;
 }
@@ -727,6 +731,7 @@ std::string tag_text(int tag) { return tag == MPI_ANY_TAG ? "any tag" : "tag " +
 
 void Engine::describe_waiting(std::vector<std::string>* lines) const {
   const Impl& m = *impl_;
+  const ContextIdPool& ids = *m.runtime.context_ids();
   // A process can have thousands of operations in flight; the first few of each kind tell the story.
   constexpr std::size_t kMostPerKind = 8;
   auto more = [lines](std::size_t total, const char* what) {
@@ -736,7 +741,7 @@ void Engine::describe_waiting(std::vector<std::string>* lines) const {
   m.posted.for_each([&](const Envelope& e, const RecvOpRef& op) {
     if (shown++ >= kMostPerKind) return;
     lines->push_back("receive from " + rank_text(e.source) + ", " + tag_text(e.tag) + " on " +
-                     context_text(e.context, e.channel) + ": no matching message has arrived" +
+                     context_text(ids, e.context, e.channel) + ": no matching message has arrived" +
                      (op->capacity ? " (buffer of " + std::to_string(op->capacity) + " bytes)" : ""));
   });
   more(m.posted.size(), "posted receives");
@@ -744,7 +749,7 @@ void Engine::describe_waiting(std::vector<std::string>* lines) const {
   m.unexpected.for_each([&](const Envelope& e, const ArrivalRef& a) {
     if (shown++ >= kMostPerKind) return;
     lines->push_back("message from rank " + std::to_string(e.source) + ", tag " + std::to_string(e.tag) + " on " +
-                     context_text(e.context, e.channel) + " (" + std::to_string(a->header.size) +
+                     context_text(ids, e.context, e.channel) + " (" + std::to_string(a->header.size) +
                      " bytes) arrived and is not received yet");
   });
   more(m.unexpected.size(), "messages arrived and not received");
@@ -755,7 +760,7 @@ void Engine::describe_waiting(std::vector<std::string>* lines) const {
                         : op.kind == WireKind::eager_sync ? "delivered, waiting for the receiver to match it (synchronous)"
                                                           : "waiting for the transport to finish sending it";
     lines->push_back("send of " + std::to_string(op.bytes) + " bytes to world rank " + std::to_string(op.dest_world) +
-                     ", tag " + std::to_string(op.tag) + " on " + context_text(op.context, op.channel) + ": " + state);
+                     ", tag " + std::to_string(op.tag) + " on " + context_text(ids, op.context, op.channel) + ": " + state);
   }
   more(m.sends.size(), "sends");
   std::vector<const RecvOp*> reading;

@@ -52,6 +52,19 @@ void ContextIdPool::release(std::uint32_t id) {
   if (id == kWorldId || id == kSelfId || id >= kCapacity) return;
   std::lock_guard lock(mutex_);
   used_[id / 64] &= ~(1ull << (id % 64));
+  names_.erase(id);
+}
+
+void ContextIdPool::set_name(std::uint32_t id, const std::string& name) {
+  std::lock_guard lock(mutex_);
+  if (name.empty()) names_.erase(id);
+  else names_[id] = name;
+}
+
+std::string ContextIdPool::name_of(std::uint32_t id) const {
+  std::lock_guard lock(mutex_);
+  auto it = names_.find(id);
+  return it == names_.end() ? std::string() : it->second;
 }
 
 bool ContextIdPool::in_use(std::uint32_t id) const {

@@ -16,8 +16,10 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <mutex>
 #include <set>
+#include <string>
 #include <vector>
 
 namespace fabmpi {
@@ -59,6 +61,10 @@ class ContextIdPool {
   void release(std::uint32_t id);
 
   bool in_use(std::uint32_t id) const;
+  // The name MPI_Comm_set_name gave the communicator holding `id` here ("" when none), for messages
+  // that know only the id (the point-to-point engine's hang report lines). release() forgets it.
+  void set_name(std::uint32_t id, const std::string& name);
+  std::string name_of(std::uint32_t id) const;
   std::size_t in_use_count() const;
   // The lowest window after `window` with an id free and unreserved, or kNoWindow.
   std::uint32_t next_window_with_free(std::uint32_t window) const;
@@ -68,6 +74,7 @@ class ContextIdPool {
   std::vector<std::uint64_t> used_;
   std::vector<std::uint64_t> reserved_;
   std::multiset<std::uint64_t> agreements_;
+  std::map<std::uint32_t, std::string> names_;
 };
 
 // What every member concludes from the combined result of one agreement round (the same on all).

@@ -240,6 +240,7 @@ int PMPI_Comm_set_name(MPI_Comm comm, const char* comm_name) {
     FABMPI_TRY(check_out_ptr(comm_name, "comm_name"));
     // Longer names are truncated (MPI-3.1 section 6.8).
     c->name.assign(comm_name, strnlen(comm_name, MPI_MAX_OBJECT_NAME - 1));
+    c->runtime().context_ids()->set_name(c->context_id(), c->name);  // for hang reports
     return Rc();
   }());
 }

@@ -8,7 +8,8 @@
  *   finalize    (3 ranks or more) rank 1 receives from rank 0, the others go on to MPI_Finalize
  *   unmatched   rank 0 frees an MPI_Isend of 1 MiB (tag 2) nobody receives and calls MPI_Finalize
  *   polling     both ranks post MPI_Irecv (tag 6) and poll it with MPI_Test in their own loop
- *   computing   rank 0 receives from rank 1 (tag 1), which computes outside MPI (sleeps) */
+ *   computing   rank 0 receives from rank 1 (tag 1), which computes outside MPI (sleeps)
+ *   neighbor    on a periodic ring, rank 0 is in MPI_Neighbor_alltoall, rank 1 in MPI_Recv (tag 11) */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,6 +65,13 @@ int main(int argc, char **argv) {
         if (mode[0] == 's') MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
         if (rank == 0) MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
         else MPI_Recv(&value, 1, MPI_INT, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else if (strcmp(mode, "neighbor") == 0) {
+        int dims[1] = {2}, periods[1] = {1}, out[2] = {0, 0}, in[2];
+        MPI_Comm ring;
+        MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &ring);
+        MPI_Comm_set_name(ring, "ring");
+        if (rank == 0) MPI_Neighbor_alltoall(out, 1, MPI_INT, in, 1, MPI_INT, ring);
+        else MPI_Recv(&value, 1, MPI_INT, 0, 11, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     } else {
         fprintf(stderr, "hang_report: unknown mode %s\n", mode);
         MPI_Abort(MPI_COMM_WORLD, 2);

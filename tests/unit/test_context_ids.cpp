@@ -150,3 +150,17 @@ TEST_CASE("only the lowest agreement key in flight contributes ids", "[context_i
   p.end_agreement(7);  // unknown keys are ignored
   CHECK(p.has_priority(100));
 }
+
+TEST_CASE("context ids: names for hang reports live until the id is released", "[context_ids]") {
+  ContextIdPool pool;
+  pool.claim(7);
+  CHECK(pool.name_of(7).empty());
+  pool.set_name(7, "ring");
+  CHECK(pool.name_of(7) == "ring");
+  pool.set_name(ContextIdPool::kWorldId, "world");
+  CHECK(pool.name_of(ContextIdPool::kWorldId) == "world");
+  pool.release(7);  // the communicator is gone; a later one with the same id starts unnamed
+  CHECK(pool.name_of(7).empty());
+  pool.set_name(ContextIdPool::kWorldId, "");
+  CHECK(pool.name_of(ContextIdPool::kWorldId).empty());
+}
