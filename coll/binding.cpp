@@ -180,9 +180,11 @@ Rc allgather(ApiCall& call, Collective kind, const void* sendbuf, int sendcount,
   if (recvbuf == MPI_IN_PLACE) return fail(MPI_ERR_BUFFER, "MPI_IN_PLACE is not valid as the receive buffer");
   FABMPI_TRY(check_buffer(recvbuf, kind == Collective::allgatherv ? any_count(recvcounts, p) : recvcount, *rt));
   FABMPI_TRY(check_no_alias(sendbuf, recvbuf, sendcount > 0 && st && st->size() > 0));
-  const int own_count = kind == Collective::allgatherv ? recvcounts[c->rank()] : recvcount;  // in place
-  call.trace_collective(*c, MPI_PROC_NULL, st ? static_cast<std::size_t>(sendcount) * st->size()
-                                              : static_cast<std::size_t>(own_count) * rt->size());
+  if (call.tracing()) {
+    const int own_count = kind == Collective::allgatherv ? recvcounts[c->rank()] : recvcount;  // in place
+    call.trace_collective(*c, MPI_PROC_NULL, st ? static_cast<std::size_t>(sendcount) * st->size()
+                                                : static_cast<std::size_t>(own_count) * rt->size());
+  }
   if (!req && kind == Collective::allgather) {
     bool done = false;
     FABMPI_TRY(coll::shm_allgather(c, sendbuf, sendcount, st, recvbuf, recvcount, rt, &done));

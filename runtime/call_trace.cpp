@@ -1,11 +1,12 @@
 #include "runtime/call_trace.hpp"
 
+#include "common/tunables.hpp"
+
 #include <unistd.h>
 
 #include <cerrno>
 #include <cinttypes>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <ctime>
 
@@ -19,20 +20,14 @@ std::uint32_t thread_number() {
   return mine;
 }
 
-std::size_t max_events_from_environment() {
-  const char* text = std::getenv("FABMPI_TRACE_MAX");
-  if (!text || !*text) return std::size_t{1} << 20;
-  char* end = nullptr;
-  const unsigned long long v = std::strtoull(text, &end, 10);
-  return end && *end == '\0' && v > 0 ? static_cast<std::size_t>(v) : std::size_t{1} << 20;
-}
-
 }  // namespace
 
 CallTrace* CallTrace::from_environment() {
-  const char* prefix = std::getenv("FABMPI_TRACE");
-  if (!prefix || !*prefix) return nullptr;
-  static CallTrace* trace = new CallTrace(prefix, max_events_from_environment());  // leaked like Library
+  // Through the tunable registry like every FABMPI_* variable (MPI_Init reports a malformed value).
+  const Tunables tunables = Tunables::from_environment();
+  if (tunables.trace.empty()) return nullptr;
+  const auto max_events = static_cast<std::size_t>(tunables.trace_max > 0 ? tunables.trace_max : 1);
+  static CallTrace* trace = new CallTrace(tunables.trace, max_events);  // leaked like Library
   return trace;
 }
 
