@@ -751,8 +751,9 @@ FABMPI_PUBLIC int MPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI
 FABMPI_PUBLIC int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request);
 
 /* ---- communicators, groups, attributes (runtime/binding/comm.cpp, comm_manage.cpp, group.cpp).
- * Intracommunicators only: the intercommunicator queries (test_inter, remote_size/group) and
- * MPI_Intercomm_merge answer for an intracommunicator; nothing creates an intercommunicator. Process topologies are in their own section. */
+ * Intercommunicators: MPI_Intercomm_create/merge, the queries, dup/idup/split/create of one, point-to-point
+ * and the intercommunicator forms of the collectives (not scan/exscan, which MPI defines on
+ * intracommunicators only). Process topologies are in their own section. */
 FABMPI_PUBLIC int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm);
 FABMPI_PUBLIC int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm);
 FABMPI_PUBLIC int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm);
@@ -783,6 +784,8 @@ FABMPI_PUBLIC int MPI_Comm_remote_size(MPI_Comm comm, int *size);
 FABMPI_PUBLIC int PMPI_Comm_remote_size(MPI_Comm comm, int *size);
 FABMPI_PUBLIC int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group);
 FABMPI_PUBLIC int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group);
+FABMPI_PUBLIC int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm *newintercomm);
+FABMPI_PUBLIC int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm *newintercomm);
 FABMPI_PUBLIC int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm);
 FABMPI_PUBLIC int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm);
 FABMPI_PUBLIC int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info);

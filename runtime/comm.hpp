@@ -1,5 +1,8 @@
 // A communicator: a group, this process's rank in it, a context id that separates its traffic from every
 // other communicator's, and the objects a user hangs on it (error handler, name, attributes, info).
+// An intercommunicator (MPI-3.1 6.6) also has a remote group: point-to-point ranks name processes of
+// the remote group, and a companion intracommunicator over the local group carries the local steps of
+// creating communicators from it (runtime/intercomm.cpp).
 #pragma once
 
 #include <mpi.h>
@@ -52,7 +55,20 @@ class Comm {
   const GroupRef& group() const noexcept { return group_; }
   int rank() const noexcept { return rank_; }
   int size() const noexcept { return group_->size(); }
-  int world_rank(int rank) const noexcept { return group_->world_rank(rank); }
+  // The world rank of the process `rank` addresses in point-to-point: a member of the group, or of the
+  // remote group on an intercommunicator.
+  int world_rank(int rank) const noexcept { return peer_group().world_rank(rank); }
+
+  bool is_inter() const noexcept { return remote_group_ != nullptr; }
+  const GroupRef& remote_group() const noexcept { return remote_group_; }
+  // How many ranks point-to-point can address: the size, or the remote size on an intercommunicator.
+  int peer_size() const noexcept { return peer_group().size(); }
+  // Intercommunicators: the companion intracommunicator over the local group (same group and rank).
+  const std::shared_ptr<Comm>& local_comm() const noexcept { return local_comm_; }
+  void make_inter(GroupRef remote_group, std::shared_ptr<Comm> local_comm) noexcept {
+    remote_group_ = std::move(remote_group);
+    local_comm_ = std::move(local_comm);
+  }
 
   // Sequence number of the next collective on this communicator: every member issues collectives in
   // the same order, so (context, sequence) names one collective instance across all ranks.
@@ -88,6 +104,10 @@ class Comm {
   std::uint32_t collective_sequence_ = 0;
   std::uint32_t creation_sequence_ = 0;
   std::shared_ptr<ContextIdPool> context_pool_;
+  GroupRef remote_group_;
+  std::shared_ptr<Comm> local_comm_;
+
+  const Group& peer_group() const noexcept { return remote_group_ ? *remote_group_ : *group_; }
 };
 
 using CommRef = std::shared_ptr<Comm>;

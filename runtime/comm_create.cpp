@@ -12,7 +12,7 @@ namespace fabmpi::comm_create {
 
 namespace {
 
-enum class Creation { dup, split, create };
+enum class Creation { dup, split, create, inter };
 
 // Record layout, in 64-bit words: [0] next window (max), [1] flags (or), then the window's free-id mask
 // (and), then for split one (color, key) slot per parent rank (or).
@@ -39,6 +39,18 @@ struct Setup {
   GroupRef group;        // create, create_group: the new communicator's group
   int color = 0;         // split
   int key = 0;
+  // Agreements for intercommunicators (runtime/intercomm.cpp): the tree's root also trades its combined
+  // record with the other group's root, rank `bridge_peer` of `bridge` (tag `bridge_tag`, collective
+  // channel), so both groups settle on an id free in both.
+  CommRef bridge;
+  int bridge_peer = 0;
+  int bridge_tag = 0;
+  // The same on every member of both groups (the parent's context id differs between the groups).
+  std::uint64_t priority_key = 0;
+  // Creation::inter: the new intercommunicator's remote group and its companion local communicator
+  // (its group is `group`).
+  GroupRef remote_group;
+  CommRef local_comm;
 };
 
 // One creation in flight: rounds of (binomial reduce, binomial broadcast) until an id is agreed, then
@@ -55,7 +67,9 @@ class CreationOp final : public Request, public ProgressSource {
         bytes_(builtin_datatype(MPI_BYTE)),
         words_(kSlotWord + (s_.kind == Creation::split ? s_.participants.size() : 0)),
         // (parent context id, tag) names this agreement identically on every member.
-        priority_key_(static_cast<std::uint64_t>(s_.parent->context_id()) << 32 | static_cast<std::uint32_t>(s_.tag)) {}
+        priority_key_(s_.priority_key != 0 ? s_.priority_key
+                                           : static_cast<std::uint64_t>(s_.parent->context_id()) << 32 |
+                                                 static_cast<std::uint32_t>(s_.tag)) {}
 
   CommRef communicator() const override { return s_.parent; }
 
@@ -88,7 +102,7 @@ class CreationOp final : public Request, public ProgressSource {
   CompletionFn on_complete;
 
  private:
-  enum class Phase { contribute, reduce, broadcast, settle, drain, done };
+  enum class Phase { contribute, reduce, bridge, broadcast, settle, drain, done };
 
   // Runs the current phase if it can; false when it waits for messages (or is done).
   bool advance() {
@@ -99,6 +113,10 @@ class CreationOp final : public Request, public ProgressSource {
         for (const RequestRef& r : child_recvs_)
           if (!r->is_complete()) return false;
         rc = finish_reduce();
+        break;
+      case Phase::bridge:
+        if (!bridge_recv_->is_complete()) return false;
+        rc = finish_bridge();
         break;
       case Phase::broadcast:
         if (!parent_recv_->is_complete()) return false;
@@ -158,6 +176,11 @@ class CreationOp final : public Request, public ProgressSource {
       combine(record_, child_records_[c]);
     }
     child_recvs_.clear();
+    if (tree_.parent < 0 && s_.bridge) {
+      FABMPI_TRY(post_bridge());
+      phase_ = Phase::bridge;
+      return Rc();
+    }
     if (tree_.parent < 0) {
       result_record_ = record_;
       FABMPI_TRY(send_to_children());
@@ -168,6 +191,36 @@ class CreationOp final : public Request, public ProgressSource {
     result_record_.assign(words_, 0);
     FABMPI_TRY(post_recv(tree_.parent, &result_record_, &parent_recv_));
     phase_ = Phase::broadcast;
+    return Rc();
+  }
+
+  // The root's record goes to the other group's root and theirs comes back; both combine the two, so
+  // both groups see the same record.
+  Rc post_bridge() {
+    std::erase_if(sends_, [](const InFlightSend& s) { return s.request->is_complete(); });
+    auto buffer = std::make_shared<std::vector<std::uint64_t>>(record_);
+    RequestRef request;
+    pt2pt::Engine& pt2pt = runtime_.pt2pt();
+    FABMPI_TRY(pt2pt.isend(buffer->data(), buffer->size() * sizeof(std::uint64_t), bytes_, s_.bridge_peer,
+                           s_.bridge_tag, s_.bridge, pt2pt::Channel::collective, pt2pt::SendMode::standard,
+                           &request));
+    sends_.push_back({std::move(request), std::move(buffer)});
+    bridge_record_.assign(words_, 0);
+    return pt2pt.irecv(bridge_record_.data(), words_ * sizeof(std::uint64_t), bytes_, s_.bridge_peer, s_.bridge_tag,
+                       s_.bridge, pt2pt::Channel::collective, &bridge_recv_);
+  }
+
+  Rc finish_bridge() {
+    if (bridge_recv_->error != MPI_SUCCESS)
+      return fail(bridge_recv_->error, "intercommunicator creation: receive from the remote leader failed");
+    if (bridge_recv_->count_bytes != words_ * sizeof(std::uint64_t))
+      return fail(MPI_ERR_INTERN, "intercommunicator creation: the remote leader sent %zu bytes, expected %zu",
+                  bridge_recv_->count_bytes, words_ * sizeof(std::uint64_t));
+    bridge_recv_.reset();
+    combine(record_, bridge_record_);
+    result_record_ = record_;
+    FABMPI_TRY(send_to_children());
+    phase_ = Phase::settle;
     return Rc();
   }
 
@@ -234,12 +287,14 @@ class CreationOp final : public Request, public ProgressSource {
         break;
       }
       case Creation::create:
+      case Creation::inter:
         group = s_.group;
         rank = group->rank_of_world(runtime_.world_rank());
         break;
     }
     auto comm = std::make_shared<Comm>(runtime_, id, std::move(group), rank);
     comm->set_context_id_pool(pool_);
+    if (s_.kind == Creation::inter) comm->make_inter(s_.remote_group, s_.local_comm);
     comm->errhandler = parent.errhandler;
     result_ = std::move(comm);
     FABMPI_LOG(debug, runtime, "new communicator: context id %u, rank %d of %d", id, rank, result_->size());
@@ -322,6 +377,8 @@ class CreationOp final : public Request, public ProgressSource {
   std::vector<std::vector<std::uint64_t>> child_records_;
   std::vector<RequestRef> child_recvs_;
   RequestRef parent_recv_;
+  std::vector<std::uint64_t> bridge_record_;
+  RequestRef bridge_recv_;
   std::vector<InFlightSend> sends_;
   CommRef result_;
   std::uint64_t priority_key_;
@@ -388,7 +445,23 @@ Rc create_group(const CommRef& parent, const GroupRef& group, int tag, CommRef* 
   FABMPI_TRY(group_ops::translate_ranks(*group, group_ranks, *parent->group(), s.participants));
   if (std::find(s.participants.begin(), s.participants.end(), MPI_UNDEFINED) != s.participants.end())
     return fail(MPI_ERR_GROUP, "the group is not a subset of the communicator's group");
-  s.tag = kTagCreateGroup | (tag & kTagLowMask);
+  s.tag = kTagCreateGroup | (tag & kTagUserMask);
+  return run_blocking(std::move(s), out);
+}
+
+Rc agree_bridged(const BridgedAgreement& a, CommRef* out) {
+  Setup s = parent_wide(a.merge ? Creation::create : Creation::inter, a.local);
+  // The tree is rooted at the bridging process: rotate the participants so that it is index 0.
+  const int n = a.local->size();
+  for (int i = 0; i < n; ++i) s.participants[static_cast<std::size_t>(i)] = (i + a.root) % n;
+  s.my_index = (a.local->rank() - a.root + n) % n;
+  s.group = a.group;
+  s.bridge = a.bridge;
+  s.bridge_peer = a.bridge_peer;
+  s.bridge_tag = a.bridge_tag;
+  s.priority_key = a.priority_key;
+  s.remote_group = a.remote_group;
+  s.local_comm = a.local_comm;
   return run_blocking(std::move(s), out);
 }
 

@@ -10,8 +10,9 @@
 //
 // Tags (Channel::collective, documented in pt2pt/engine.hpp): coll/ uses tags below 0x40000000;
 //   0x60000000 | (parent's creation sequence mod 2^29)   dup, idup, split, split_type, create
-//   0x40000000 | (user tag mod 2^29)                     create_group (only its members take part,
+//   0x40000000 | (user tag mod 2^28)                     create_group (only its members take part,
 //                                                        so the parent's sequence is not shared)
+//   0x50000000 | (user tag mod 2^28)                     MPI_Intercomm_create's leaders, on peer_comm
 // Split and create agree on one id over the whole parent (the new communicators are disjoint, so they
 // can share it); non-members contribute an all-ones mask and claim nothing.
 #pragma once
@@ -29,6 +30,8 @@ namespace fabmpi::comm_create {
 
 constexpr int kTagFirstReserved = 0x40000000;
 constexpr int kTagCreateGroup = 0x40000000;
+constexpr int kTagIntercommLeaders = 0x50000000;
+constexpr int kTagUserMask = 0x0fffffff;  // the user's tag bits kept in the two above
 constexpr int kTagParentCollective = 0x60000000;
 constexpr int kTagLowMask = 0x1fffffff;
 
@@ -53,6 +56,24 @@ Rc split(const CommRef& parent, int color, int key, CommRef* out);
 Rc create(const CommRef& parent, const GroupRef& group, CommRef* out);
 // Only the members of `group` call it; `tag` separates concurrent calls on overlapping groups.
 Rc create_group(const CommRef& parent, const GroupRef& group, int tag, CommRef* out);
+
+// The context id agreement of a new intercommunicator, or of the intracommunicator MPI_Intercomm_merge
+// makes: the members of `local` (every one takes part) reduce their free-id masks to rank `root`, which
+// trades the result with the other group's leader (rank `bridge_peer` of `bridge`, `bridge_tag` on the
+// collective channel) before broadcasting it, so the id is free in both groups (runtime/intercomm.cpp).
+struct BridgedAgreement {
+  CommRef local;  // an intracommunicator over this group (the tree runs on its creation tags)
+  int root = 0;   // the rank of `local` that trades with the other group (the only one `bridge` matters to)
+  CommRef bridge;
+  int bridge_peer = 0;
+  int bridge_tag = 0;
+  std::uint64_t priority_key = 0;  // the same on both groups
+  bool merge = false;              // build an intracommunicator over `group` (else an intercommunicator)
+  GroupRef group;                  // the new communicator's (local) group
+  GroupRef remote_group;           // intercommunicator: its remote group
+  CommRef local_comm;              // intercommunicator: its companion over `group`
+};
+Rc agree_bridged(const BridgedAgreement& agreement, CommRef* out);
 
 // Nonblocking dup (MPI_Comm_idup): the request progresses with the runtime's progress loop; when the
 // new communicator exists `on_complete` runs (inside progress) and its failure becomes the request's

@@ -1,7 +1,7 @@
 // Communicator management (MPI-3.1 chapter 6): dup, idup, split, split_type, create, create_group,
-// free, compare, group, names, info, MPI_Topo_test, and the intercommunicator query fabmpi answers
-// negatively. The agreement work is in runtime/comm_create.cpp; this file is handles, argument checks,
-// attributes and info.
+// free, compare, group, names, info, MPI_Topo_test, and intercommunicators (create, merge, queries).
+// The agreement work is in runtime/comm_create.cpp and runtime/intercomm.cpp; this file is handles,
+// argument checks, attributes and info.
 #include <algorithm>
 #include <cstring>
 
@@ -9,6 +9,7 @@
 #include "runtime/binding/library.hpp"
 #include "runtime/comm_create.hpp"
 #include "runtime/group_ops.hpp"
+#include "runtime/intercomm.hpp"
 
 using namespace fabmpi;
 using namespace fabmpi::binding;
@@ -57,9 +58,19 @@ Rc check_subgroup(const Comm& comm, const Group& group) {
   return Rc();
 }
 
+// MPI_Comm_idup's request for an intercommunicator, whose dup completed inside the call.
+class CompletedDup final : public Request {
+ public:
+  explicit CompletedDup(CommRef comm) : Request(Kind::collective), comm_(std::move(comm)) {}
+  CommRef communicator() const override { return comm_; }
+
+ private:
+  CommRef comm_;
+};
+
 Rc split_and_publish(const CommRef& c, int color, int key, MPI_Comm* newcomm) {
   CommRef created;
-  FABMPI_TRY(comm_create::split(c, color, key, &created));
+  FABMPI_TRY(c->is_inter() ? intercomm::split(c, color, key, &created) : comm_create::split(c, color, key, &created));
   return publish(c, created, false, nullptr, newcomm);
 }
 
@@ -75,7 +86,7 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
     FABMPI_TRY(call.comm(comm, &c));
     FABMPI_TRY(check_out_ptr(newcomm, "newcomm"));
     CommRef created;
-    FABMPI_TRY(comm_create::dup(c, &created));
+    FABMPI_TRY(c->is_inter() ? intercomm::dup(c, &created) : comm_create::dup(c, &created));
     return publish(c, created, true, copy_info(c->info), newcomm);
   }());
 }
@@ -90,7 +101,7 @@ int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) {
     FABMPI_TRY(to_optional_info(info, &hints));
     FABMPI_TRY(check_out_ptr(newcomm, "newcomm"));
     CommRef created;
-    FABMPI_TRY(comm_create::dup(c, &created));
+    FABMPI_TRY(c->is_inter() ? intercomm::dup(c, &created) : comm_create::dup(c, &created));
     return publish(c, created, true, copy_info(hints), newcomm);
   }());
 }
@@ -106,6 +117,17 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
     // The new handle is written when the agreement completes (inside progress): the standard forbids
     // reading *newcomm before the request completes.
     InfoRef info = copy_info(c->info);
+    if (c->is_inter()) {
+      // An intercommunicator's dup runs to completion here (runtime/intercomm.cpp has blocking steps
+      // only); the request is returned complete.
+      CommRef created;
+      FABMPI_TRY(intercomm::dup(c, &created));
+      FABMPI_TRY(publish(c, created, true, info, newcomm));
+      auto done = std::make_shared<CompletedDup>(c);
+      done->mark_complete();
+      *request = new_request_handle(done);
+      return Rc();
+    }
     RequestRef req;
     FABMPI_TRY(comm_create::start_dup(
         c, [c, newcomm, info](const CommRef& created) { return publish(c, created, true, info, newcomm); }, &req));
@@ -158,6 +180,11 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
     FABMPI_TRY(to_group(group, &g));
     FABMPI_TRY(check_out_ptr(newcomm, "newcomm"));
     FABMPI_TRY(check_subgroup(*c, *g));
+    if (c->is_inter()) {
+      // The group is a subgroup of the local group; the remote group is the one the other side gave.
+      const int rank_in_group = g->rank_of_world(c->runtime().world_rank());
+      return split_and_publish(c, rank_in_group == MPI_UNDEFINED ? MPI_UNDEFINED : 0, rank_in_group, newcomm);
+    }
     CommRef created;
     FABMPI_TRY(comm_create::create(c, g, &created));
     return publish(c, created, false, nullptr, newcomm);
@@ -170,6 +197,7 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* ne
   return call.finish([&]() -> Rc {
     CommRef c;
     FABMPI_TRY(call.comm(comm, &c));
+    FABMPI_TRY(check_intra(*c));
     GroupRef g;
     FABMPI_TRY(to_group(group, &g));
     FABMPI_TRY(check_send_tag(tag));
@@ -210,7 +238,17 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {
       *result = MPI_IDENT;
       return Rc();
     }
-    switch (group_ops::compare(*a->group(), *b->group())) {
+    if (a->is_inter() != b->is_inter()) {
+      *result = MPI_UNEQUAL;
+      return Rc();
+    }
+    // Intercommunicators: both the local and the remote groups are compared (MPI-3.1 6.6.1).
+    int local = group_ops::compare(*a->group(), *b->group());
+    if (a->is_inter() && local != MPI_UNEQUAL) {
+      const int remote = group_ops::compare(*a->remote_group(), *b->remote_group());
+      if (remote == MPI_UNEQUAL || remote == MPI_SIMILAR) local = remote;
+    }
+    switch (local) {
       case MPI_IDENT: *result = MPI_CONGRUENT; break;
       case MPI_SIMILAR: *result = MPI_SIMILAR; break;
       default: *result = MPI_UNEQUAL; break;
@@ -268,14 +306,11 @@ int PMPI_Comm_test_inter(MPI_Comm comm, int* flag) {
     CommRef c;
     FABMPI_TRY(call.comm(comm, &c));
     FABMPI_TRY(check_out_ptr(flag, "flag"));
-    *flag = 0;  // fabmpi has intracommunicators only
+    *flag = c->is_inter() ? 1 : 0;
     return Rc();
   }());
 }
 
-// The intercommunicator queries and MPI_Intercomm_merge are defined on intercommunicators only; fabmpi
-// has none, so every valid communicator is the wrong kind (MPI_ERR_COMM, as MPICH answers for an
-// intracommunicator).
 #pragma weak MPI_Comm_remote_size = PMPI_Comm_remote_size
 int PMPI_Comm_remote_size(MPI_Comm comm, int* size) {
   ApiCall call("MPI_Comm_remote_size");
@@ -283,7 +318,9 @@ int PMPI_Comm_remote_size(MPI_Comm comm, int* size) {
     CommRef c;
     FABMPI_TRY(call.comm(comm, &c));
     FABMPI_TRY(check_out_ptr(size, "size"));
-    return fail(MPI_ERR_COMM, "not an intercommunicator");
+    FABMPI_TRY(check_inter(*c));
+    *size = c->remote_group()->size();
+    return Rc();
   }());
 }
 
@@ -294,7 +331,37 @@ int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group) {
     CommRef c;
     FABMPI_TRY(call.comm(comm, &c));
     FABMPI_TRY(check_out_ptr(group, "group"));
-    return fail(MPI_ERR_COMM, "not an intercommunicator");
+    FABMPI_TRY(check_inter(*c));
+    *group = new_group_handle(c->remote_group());
+    return Rc();
+  }());
+}
+
+#pragma weak MPI_Intercomm_create = PMPI_Intercomm_create
+int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag,
+                          MPI_Comm* newintercomm) {
+  ApiCall call("MPI_Intercomm_create");
+  return call.finish([&]() -> Rc {
+    CommRef local;
+    FABMPI_TRY(call.comm(local_comm, &local));
+    FABMPI_TRY(check_intra(*local));
+    if (local_leader < 0 || local_leader >= local->size())
+      return fail(MPI_ERR_RANK, "invalid local_leader %d (local_comm has %d ranks)", local_leader, local->size());
+    FABMPI_TRY(check_send_tag(tag));
+    FABMPI_TRY(check_out_ptr(newintercomm, "newintercomm"));
+    // peer_comm and remote_leader are significant at the local leader only.
+    CommRef peer;
+    if (local->rank() == local_leader) {
+      FABMPI_TRY(call.other_comm(peer_comm, &peer));
+      if (remote_leader < 0 || remote_leader >= peer->peer_size())
+        return fail(MPI_ERR_RANK, "invalid remote_leader %d (peer_comm has %d ranks)", remote_leader,
+                    peer->peer_size());
+      if (!peer->is_inter() && remote_leader == peer->rank())
+        return fail(MPI_ERR_RANK, "remote_leader %d is the local leader itself", remote_leader);
+    }
+    CommRef created;
+    FABMPI_TRY(intercomm::create(local, local_leader, peer, remote_leader, tag, &created));
+    return publish(local, created, false, nullptr, newintercomm);
   }());
 }
 
@@ -302,11 +369,13 @@ int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group) {
 int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm) {
   ApiCall call("MPI_Intercomm_merge");
   return call.finish([&]() -> Rc {
-    (void)high;
     CommRef c;
     FABMPI_TRY(call.comm(intercomm, &c));
     FABMPI_TRY(check_out_ptr(newintracomm, "newintracomm"));
-    return fail(MPI_ERR_COMM, "not an intercommunicator");
+    FABMPI_TRY(check_inter(*c));
+    CommRef created;
+    FABMPI_TRY(intercomm::merge(c, high != 0, &created));
+    return publish(c, created, false, nullptr, newintracomm);
   }());
 }
 

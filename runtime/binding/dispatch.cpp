@@ -184,15 +184,35 @@ Rc bad_count(int count) { return fail(MPI_ERR_COUNT, "negative count %d", count)
 Rc bad_buffer(int count) { return fail(MPI_ERR_BUFFER, "NULL buffer with count %d", count); }
 
 Rc bad_rank(const Comm& comm, int rank) {
+  if (comm.is_inter())
+    return fail(MPI_ERR_RANK, "invalid rank %d (the remote group of intercommunicator %s has %d ranks)", rank,
+                comm.name.empty() ? "(unnamed)" : comm.name.c_str(), comm.peer_size());
   return fail(MPI_ERR_RANK, "invalid rank %d (communicator %s has %d ranks)", rank,
               comm.name.empty() ? "(unnamed)" : comm.name.c_str(), comm.size());
 }
 
 Rc check_root(const Comm& comm, int root) {
+  if (comm.is_inter()) {
+    if (root == MPI_ROOT || root == MPI_PROC_NULL || (root >= 0 && root < comm.peer_size())) return Rc();
+    return fail(MPI_ERR_ROOT,
+                "invalid root %d (on intercommunicator %s: MPI_ROOT, MPI_PROC_NULL or a rank of the remote "
+                "group, which has %d)",
+                root, comm.name.empty() ? "(unnamed)" : comm.name.c_str(), comm.peer_size());
+  }
   if (root < 0 || root >= comm.size())
     return fail(MPI_ERR_ROOT, "invalid root %d (communicator %s has %d ranks)", root,
                 comm.name.empty() ? "(unnamed)" : comm.name.c_str(), comm.size());
   return Rc();
+}
+
+Rc not_intra(const Comm& comm) {
+  return fail(MPI_ERR_COMM, "%s is an intercommunicator; this call needs an intracommunicator",
+              comm.name.empty() ? "the communicator" : comm.name.c_str());
+}
+
+Rc not_inter(const Comm& comm) {
+  return fail(MPI_ERR_COMM, "%s is not an intercommunicator",
+              comm.name.empty() ? "the communicator" : comm.name.c_str());
 }
 
 Rc bad_tag(int tag) { return fail(MPI_ERR_TAG, "invalid tag %d (tags are 0..MPI_TAG_UB)", tag); }

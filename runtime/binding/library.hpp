@@ -80,6 +80,14 @@ class ApiCall {
   }
   // Converts a communicator handle and makes it the one whose error handler reports errors.
   Rc comm(MPI_Comm handle, CommRef* out);
+  // A second communicator argument (MPI_Intercomm_create's peer_comm): converted, but errors still go to
+  // the first one's handler.
+  Rc other_comm(MPI_Comm handle, CommRef* out) {
+    const CommRef* found = nullptr;
+    FABMPI_TRY(find_comm(handle, &found));
+    *out = *found;
+    return Rc();
+  }
   // The same without a second reference: *out is the communicator this call holds until it ends.
   Rc comm(MPI_Comm handle, const Comm** out) {
     Library& lib = library();
@@ -153,16 +161,22 @@ inline Rc check_buffer(const void* buf, int count, const Datatype& type) {
   if (buf == nullptr && count > 0 && type.size() > 0 && type.true_lb() == 0) return bad_buffer(count);
   return Rc();
 }
-// A destination rank: 0..size-1 or MPI_PROC_NULL.
+// A destination rank: 0..size-1 (of the remote group on an intercommunicator) or MPI_PROC_NULL.
 inline Rc check_dest_rank(const Comm& comm, int rank) {
-  if (rank == MPI_PROC_NULL || (rank >= 0 && rank < comm.size())) return Rc();
+  if (rank == MPI_PROC_NULL || (rank >= 0 && rank < comm.peer_size())) return Rc();
   return bad_rank(comm, rank);
 }
 // A source rank: also MPI_ANY_SOURCE.
 inline Rc check_source_rank(const Comm& comm, int rank) {
   return rank == MPI_ANY_SOURCE ? Rc() : check_dest_rank(comm, rank);
 }
+// A collective's root: a rank; on an intercommunicator also MPI_ROOT or MPI_PROC_NULL (the root's group).
 Rc check_root(const Comm& comm, int root);
+// Calls defined on one kind of communicator only (MPI_ERR_COMM otherwise).
+Rc not_intra(const Comm& comm);
+Rc not_inter(const Comm& comm);
+inline Rc check_intra(const Comm& comm) { return comm.is_inter() ? not_intra(comm) : Rc(); }
+inline Rc check_inter(const Comm& comm) { return comm.is_inter() ? Rc() : not_inter(comm); }
 // A send tag: 0..MPI_TAG_UB. A receive tag also allows MPI_ANY_TAG.
 inline Rc check_send_tag(int tag) { return tag >= 0 ? Rc() : bad_tag(tag); }
 inline Rc check_recv_tag(int tag) { return tag == MPI_ANY_TAG ? Rc() : check_send_tag(tag); }
