@@ -65,6 +65,25 @@ int any_count(const int* counts, int n) {
   return 0;
 }
 
+// The intercommunicator forms (defined below, after the block-list helpers they share with the
+// neighbourhood collectives).
+Rc inter_barrier(const CommRef& c, MPI_Request* req);
+Rc inter_bcast(const CommRef& c, void* buf, int count, MPI_Datatype type, int root, MPI_Request* req);
+Rc inter_reduction(Collective kind, const CommRef& c, const void* sendbuf, void* recvbuf, int count,
+                   MPI_Datatype type, MPI_Op op, int root, MPI_Request* req);
+Rc inter_reduce_scatter(Collective kind, const CommRef& c, const void* sendbuf, void* recvbuf, const int* recvcounts,
+                        int recvcount, MPI_Datatype type, MPI_Op op, MPI_Request* req);
+Rc inter_gathers(Collective kind, const CommRef& c, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                 void* recvbuf, int recvcount, const int* recvcounts, const int* displs, MPI_Datatype recvtype,
+                 int root, MPI_Request* req);
+Rc inter_scatter(Collective kind, const CommRef& c, const void* sendbuf, int sendcount, const int* sendcounts,
+                 const int* displs, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                 int root, MPI_Request* req);
+Rc inter_alltoall(Collective kind, const CommRef& c, const void* sendbuf, int sendcount, const int* sendcounts,
+                  const int* sdispls, MPI_Datatype sendtype, const MPI_Datatype* sendtypes, void* recvbuf,
+                  int recvcount, const int* recvcounts, const int* rdispls, MPI_Datatype recvtype,
+                  const MPI_Datatype* recvtypes, MPI_Request* req);
+
 // ---- one function per collective, shared by the blocking and nonblocking bindings
 
 Rc barrier(ApiCall& call, MPI_Comm comm, MPI_Request* req) {
@@ -72,6 +91,7 @@ Rc barrier(ApiCall& call, MPI_Comm comm, MPI_Request* req) {
   FABMPI_TRY(call.comm(comm, &c));
   FABMPI_TRY(check_request_out(req, req != nullptr));
   call.trace_collective(*c, MPI_PROC_NULL, 0);
+  if (c->is_inter()) return inter_barrier(c, req);
   if (!req) {
     bool done = false;
     FABMPI_TRY(coll::shm_barrier(c, &done));
@@ -85,6 +105,7 @@ Rc barrier(ApiCall& call, MPI_Comm comm, MPI_Request* req) {
 Rc bcast(ApiCall& call, void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Request* req) {
   CommRef c;
   FABMPI_TRY(call.comm(comm, &c));
+  if (c->is_inter()) return inter_bcast(c, buf, count, type, root, req);
   DatatypeRef t;
   FABMPI_TRY(check_buf(buf, count, type, &t, "buffer"));
   FABMPI_TRY(check_root(*c, root));
@@ -103,6 +124,10 @@ Rc reduction(ApiCall& call, Collective kind, const void* sendbuf, void* recvbuf,
              MPI_Op op, int root, MPI_Comm comm, MPI_Request* req) {
   CommRef c;
   FABMPI_TRY(call.comm(comm, &c));
+  if (c->is_inter()) {
+    if (kind == Collective::scan || kind == Collective::exscan) return not_intra(*c);
+    return inter_reduction(kind, c, sendbuf, recvbuf, count, type, op, root, req);
+  }
   if (kind == Collective::reduce) FABMPI_TRY(check_root(*c, root));
   FABMPI_TRY(check_count(count));
   DatatypeRef t;
@@ -134,6 +159,7 @@ Rc reduce_scatter(ApiCall& call, Collective kind, const void* sendbuf, void* rec
                   int recvcount, MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Request* req) {
   CommRef c;
   FABMPI_TRY(call.comm(comm, &c));
+  if (c->is_inter()) return inter_reduce_scatter(kind, c, sendbuf, recvbuf, recvcounts, recvcount, type, op, req);
   const int p = c->size();
   if (kind == Collective::reduce_scatter) FABMPI_TRY(check_counts(recvcounts, p, "recvcounts"));
   else FABMPI_TRY(check_count(recvcount));
@@ -167,6 +193,9 @@ Rc allgather(ApiCall& call, Collective kind, const void* sendbuf, int sendcount,
              MPI_Request* req) {
   CommRef c;
   FABMPI_TRY(call.comm(comm, &c));
+  if (c->is_inter())
+    return inter_gathers(kind, c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvcounts, displs, recvtype,
+                         MPI_PROC_NULL, req);
   const int p = c->size();
   DatatypeRef st, rt;
   if (sendbuf != MPI_IN_PLACE) FABMPI_TRY(check_buf(sendbuf, sendcount, sendtype, &st, "send buffer"));
@@ -204,6 +233,9 @@ Rc gather(ApiCall& call, Collective kind, const void* sendbuf, int sendcount, MP
   CommRef c;
   FABMPI_TRY(call.comm(comm, &c));
   FABMPI_TRY(check_root(*c, root));
+  if (c->is_inter())
+    return inter_gathers(kind, c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvcounts, displs, recvtype,
+                         root, req);
   const int p = c->size();
   const bool is_root = c->rank() == root;
   const bool v = kind == Collective::gatherv;
@@ -242,6 +274,9 @@ Rc scatter(ApiCall& call, Collective kind, const void* sendbuf, int sendcount, c
   CommRef c;
   FABMPI_TRY(call.comm(comm, &c));
   FABMPI_TRY(check_root(*c, root));
+  if (c->is_inter())
+    return inter_scatter(kind, c, sendbuf, sendcount, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
+                         root, req);
   const int p = c->size();
   const bool is_root = c->rank() == root;
   const bool v = kind == Collective::scatterv;
@@ -300,6 +335,9 @@ Rc alltoall(ApiCall& call, Collective kind, const void* sendbuf, int sendcount, 
             MPI_Comm comm, MPI_Request* req) {
   CommRef c;
   FABMPI_TRY(call.comm(comm, &c));
+  if (c->is_inter())
+    return inter_alltoall(kind, c, sendbuf, sendcount, sendcounts, sdispls, sendtype, sendtypes, recvbuf, recvcount,
+                          recvcounts, rdispls, recvtype, recvtypes, req);
   const int p = c->size();
   const bool w = kind == Collective::alltoallw;
   if (kind != Collective::alltoall && (recvcounts == nullptr || (sendbuf != MPI_IN_PLACE && sendcounts == nullptr)))
@@ -429,6 +467,177 @@ Rc neighbor(ApiCall& call, NeighborKind kind, const char* what, const void* send
   RequestRef r;
   FABMPI_TRY(coll::start_neighbor_exchange(c, what, sendbuf, sends, recvbuf, recvs, &r));
   return finish(r, req);
+}
+
+// ---- intercommunicator forms (MPI-3.1 5.2.2): the group holding the root passes MPI_ROOT at the root and
+// MPI_PROC_NULL elsewhere, the other group the root's rank; gathering sides' counts are per remote rank;
+// MPI_IN_PLACE is not allowed. The data-moving ones are one exchange of blocks with the remote group
+// (start_neighbor_exchange), the reductions coll/intercomm.cpp.
+
+Rc no_in_place(const void* buf, const char* side) {
+  if (buf == MPI_IN_PLACE) return fail(MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed on an intercommunicator (%s)", side);
+  return Rc();
+}
+
+std::vector<int> remote_ranks(const Comm& c) {
+  std::vector<int> ranks(static_cast<std::size_t>(c.peer_size()));
+  for (int r = 0; r < c.peer_size(); ++r) ranks[static_cast<std::size_t>(r)] = r;
+  return ranks;
+}
+
+Rc exchange(const CommRef& c, const char* what, const void* sendbuf, const std::vector<coll::NeighborBlock>& sends,
+            void* recvbuf, const std::vector<coll::NeighborBlock>& recvs, MPI_Request* req) {
+  RequestRef r;
+  FABMPI_TRY(coll::start_neighbor_exchange(c, what, sendbuf, sends, recvbuf, recvs, &r));
+  return finish(r, req);
+}
+
+Rc inter_barrier(const CommRef& c, MPI_Request* req) {
+  // Everyone tells every remote process it arrived and waits to hear the same from each of them.
+  std::vector<coll::NeighborBlock> blocks;
+  for (int r = 0; r < c->peer_size(); ++r) blocks.push_back({r, 0, 0, builtin_datatype(MPI_BYTE)});
+  return exchange(c, "MPI_Barrier on an intercommunicator", nullptr, blocks, nullptr, blocks, req);
+}
+
+Rc inter_bcast(const CommRef& c, void* buf, int count, MPI_Datatype type, int root, MPI_Request* req) {
+  FABMPI_TRY(check_root(*c, root));
+  std::vector<coll::NeighborBlock> sends, recvs;
+  if (root == MPI_ROOT) {
+    FABMPI_TRY(no_in_place(buf, "buffer"));
+    FABMPI_TRY(neighbor_blocks(remote_ranks(*c), buf, BlockLayout::same, count, nullptr, nullptr, nullptr, type,
+                               nullptr, &sends, "send"));
+  } else if (root != MPI_PROC_NULL) {
+    FABMPI_TRY(no_in_place(buf, "buffer"));
+    FABMPI_TRY(neighbor_blocks({root}, buf, BlockLayout::same, count, nullptr, nullptr, nullptr, type, nullptr, &recvs,
+                               "receive"));
+  }
+  return exchange(c, "MPI_Bcast on an intercommunicator", buf, sends, buf, recvs, req);
+}
+
+Rc inter_reduction(Collective kind, const CommRef& c, const void* sendbuf, void* recvbuf, int count,
+                   MPI_Datatype type, MPI_Op op, int root, MPI_Request* req) {
+  if (kind == Collective::reduce) FABMPI_TRY(check_root(*c, root));
+  // The rest of the root's group takes no part: none of its arguments are significant (mpi4py passes
+  // MPI_BYTE there, with any op).
+  if (kind == Collective::reduce && root == MPI_PROC_NULL)
+    return exchange(c, "MPI_Reduce on an intercommunicator", nullptr, {}, nullptr, {}, req);
+  if (kind == Collective::allreduce) root = 0;  // sends and receives
+  FABMPI_TRY(check_count(count));
+  DatatypeRef t;
+  FABMPI_TRY(to_datatype(type, &t));
+  OpRef o;
+  FABMPI_TRY(check_op(op, *t, &o));
+  const bool sends = kind == Collective::allreduce || root >= 0;
+  const bool receives = kind == Collective::allreduce || root == MPI_ROOT;
+  if (sends) {
+    FABMPI_TRY(no_in_place(sendbuf, "send buffer"));
+    FABMPI_TRY(check_buffer(sendbuf, count, *t));
+  }
+  if (receives) {
+    FABMPI_TRY(no_in_place(recvbuf, "receive buffer"));
+    FABMPI_TRY(check_buffer(recvbuf, count, *t));
+  }
+  RequestRef r;
+  FABMPI_TRY(coll::start_inter_reduction(kind, c, sendbuf, recvbuf, count, t, o, kind == Collective::reduce ? root : 0,
+                                         &r));
+  return finish(r, req);
+}
+
+Rc inter_reduce_scatter(Collective kind, const CommRef& c, const void* sendbuf, void* recvbuf, const int* recvcounts,
+                        int recvcount, MPI_Datatype type, MPI_Op op, MPI_Request* req) {
+  const int p = c->size();
+  const bool block = kind == Collective::reduce_scatter_block;
+  if (block) FABMPI_TRY(check_count(recvcount));
+  else FABMPI_TRY(check_counts(recvcounts, p, "recvcounts"));
+  DatatypeRef t;
+  FABMPI_TRY(to_datatype(type, &t));
+  OpRef o;
+  FABMPI_TRY(check_op(op, *t, &o));
+  FABMPI_TRY(no_in_place(sendbuf, "send buffer"));
+  FABMPI_TRY(no_in_place(recvbuf, "receive buffer"));
+  long long total = 0;
+  for (int i = 0; i < p; ++i) total += block ? recvcount : recvcounts[i];
+  FABMPI_TRY(check_buffer(sendbuf, total > 0 ? 1 : 0, *t));
+  FABMPI_TRY(check_buffer(recvbuf, block ? recvcount : recvcounts[c->rank()], *t));
+  RequestRef r;
+  FABMPI_TRY(coll::start_inter_reduce_scatter(kind, c, sendbuf, recvbuf,
+                                              block ? counts_span(&recvcount, 1) : counts_span(recvcounts, p), t, o,
+                                              &r));
+  return finish(r, req);
+}
+
+// Gather(v) and, with root = MPI_PROC_NULL as a marker, allgather(v): each remote rank's block lands at
+// its place in recvbuf.
+Rc inter_gathers(Collective kind, const CommRef& c, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                 void* recvbuf, int recvcount, const int* recvcounts, const int* displs, MPI_Datatype recvtype,
+                 int root, MPI_Request* req) {
+  const bool all = kind == Collective::allgather || kind == Collective::allgatherv;
+  const bool v = kind == Collective::gatherv || kind == Collective::allgatherv;
+  const bool sends = all || root >= 0;
+  const bool receives = all || root == MPI_ROOT;
+  const std::vector<int> remote = remote_ranks(*c);
+  std::vector<coll::NeighborBlock> send_blocks, recv_blocks;
+  if (sends) {
+    FABMPI_TRY(no_in_place(sendbuf, "send buffer"));
+    FABMPI_TRY(neighbor_blocks(all ? remote : std::vector<int>{root}, sendbuf, BlockLayout::same, sendcount, nullptr,
+                               nullptr, nullptr, sendtype, nullptr, &send_blocks, "send"));
+  }
+  if (receives) {
+    FABMPI_TRY(no_in_place(recvbuf, "receive buffer"));
+    FABMPI_TRY(neighbor_blocks(remote, recvbuf, v ? BlockLayout::vector : BlockLayout::uniform, recvcount, recvcounts,
+                               displs, nullptr, recvtype, nullptr, &recv_blocks, "receive"));
+  }
+  const char* what = all ? (v ? "MPI_Allgatherv on an intercommunicator" : "MPI_Allgather on an intercommunicator")
+                         : (v ? "MPI_Gatherv on an intercommunicator" : "MPI_Gather on an intercommunicator");
+  return exchange(c, what, sendbuf, send_blocks, recvbuf, recv_blocks, req);
+}
+
+Rc inter_scatter(Collective kind, const CommRef& c, const void* sendbuf, int sendcount, const int* sendcounts,
+                 const int* displs, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                 int root, MPI_Request* req) {
+  const bool v = kind == Collective::scatterv;
+  std::vector<coll::NeighborBlock> send_blocks, recv_blocks;
+  if (root == MPI_ROOT) {
+    FABMPI_TRY(no_in_place(sendbuf, "send buffer"));
+    FABMPI_TRY(neighbor_blocks(remote_ranks(*c), sendbuf, v ? BlockLayout::vector : BlockLayout::uniform, sendcount,
+                               sendcounts, displs, nullptr, sendtype, nullptr, &send_blocks, "send"));
+  } else if (root != MPI_PROC_NULL) {
+    FABMPI_TRY(no_in_place(recvbuf, "receive buffer"));
+    FABMPI_TRY(neighbor_blocks({root}, recvbuf, BlockLayout::same, recvcount, nullptr, nullptr, nullptr, recvtype,
+                               nullptr, &recv_blocks, "receive"));
+  }
+  return exchange(c, v ? "MPI_Scatterv on an intercommunicator" : "MPI_Scatter on an intercommunicator", sendbuf,
+                  send_blocks, recvbuf, recv_blocks, req);
+}
+
+Rc inter_alltoall(Collective kind, const CommRef& c, const void* sendbuf, int sendcount, const int* sendcounts,
+                  const int* sdispls, MPI_Datatype sendtype, const MPI_Datatype* sendtypes, void* recvbuf,
+                  int recvcount, const int* recvcounts, const int* rdispls, MPI_Datatype recvtype,
+                  const MPI_Datatype* recvtypes, MPI_Request* req) {
+  FABMPI_TRY(no_in_place(sendbuf, "send buffer"));
+  FABMPI_TRY(no_in_place(recvbuf, "receive buffer"));
+  const std::vector<int> remote = remote_ranks(*c);
+  const BlockLayout layout = kind == Collective::alltoall    ? BlockLayout::uniform
+                             : kind == Collective::alltoallv ? BlockLayout::vector
+                                                             : BlockLayout::w;
+  // alltoallw's displacements are in bytes (int in MPI_Alltoallw, MPI_Aint in the neighbour form).
+  std::vector<MPI_Aint> sbytes, rbytes;
+  if (layout == BlockLayout::w) {
+    if (sdispls == nullptr || rdispls == nullptr) return fail(MPI_ERR_ARG, "NULL pointer passed for the displacements");
+    sbytes.assign(sdispls, sdispls + remote.size());
+    rbytes.assign(rdispls, rdispls + remote.size());
+  }
+  std::vector<coll::NeighborBlock> send_blocks, recv_blocks;
+  FABMPI_TRY(neighbor_blocks(remote, sendbuf, layout, sendcount, sendcounts, sdispls,
+                             layout == BlockLayout::w ? sbytes.data() : nullptr, sendtype, sendtypes, &send_blocks,
+                             "send"));
+  FABMPI_TRY(neighbor_blocks(remote, recvbuf, layout, recvcount, recvcounts, rdispls,
+                             layout == BlockLayout::w ? rbytes.data() : nullptr, recvtype, recvtypes, &recv_blocks,
+                             "receive"));
+  const char* what = kind == Collective::alltoall    ? "MPI_Alltoall on an intercommunicator"
+                     : kind == Collective::alltoallv ? "MPI_Alltoallv on an intercommunicator"
+                                                     : "MPI_Alltoallw on an intercommunicator";
+  return exchange(c, what, sendbuf, send_blocks, recvbuf, recv_blocks, req);
 }
 
 }  // namespace

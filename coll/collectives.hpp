@@ -58,4 +58,12 @@ Rc start_neighbor_exchange(const CommRef& comm, const char* what, const void* se
                            const std::vector<NeighborBlock>& sends, void* recvbuf,
                            const std::vector<NeighborBlock>& recvs, RequestRef* out);
 
+// Intercommunicator reductions (coll/intercomm.cpp). `root` (reduce): MPI_ROOT at the root, MPI_PROC_NULL
+// in the rest of its group, the root's remote rank in the other group. reduce_scatter: recvcounts per
+// local rank; reduce_scatter_block: recvcounts[0].
+Rc start_inter_reduction(Collective kind, const CommRef& comm, const void* sendbuf, void* recvbuf, int count,
+                         const DatatypeRef& type, const OpRef& op, int root, RequestRef* out);
+Rc start_inter_reduce_scatter(Collective kind, const CommRef& comm, const void* sendbuf, void* recvbuf,
+                              Counts recvcounts, const DatatypeRef& type, const OpRef& op, RequestRef* out);
+
 }  // namespace fabmpi::coll

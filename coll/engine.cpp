@@ -197,7 +197,7 @@ Context Engine::context_for(CollRequest& request) {
   Context ctx;
   ctx.transport = request.transport.get();
   ctx.rank = comm.rank();
-  ctx.size = comm.size();
+  ctx.size = comm.peer_size();  // an intercommunicator's schedules address the remote group
   // Tags at and above 0x40000000 belong to communicator creation (runtime/comm_create.cpp).
   ctx.tag = static_cast<int>(comm.next_collective_sequence() & 0x3fffffffu);
   request.tag = ctx.tag;
