@@ -5,7 +5,8 @@
 // (MPI_ANY_TAG included) can never match, so collectives may use any non-negative tag.
 // Channel::collective tags are split between two users: coll/ uses tags below 0x40000000 (mask its
 // sequence numbers with 0x3fffffff); tags 0x40000000..0x7fffffff belong to communicator creation
-// (runtime/comm_create.hpp: 0x40000000 | tag for create_group, 0x60000000 | sequence for the others).
+// (runtime/comm_create.hpp: 0x40000000 | tag for create_group, 0x50000000 | tag for MPI_Intercomm_create's
+// leaders, 0x60000000 | sequence for the others). On an intercommunicator, ranks name the remote group.
 #pragma once
 
 #include <mpi.h>

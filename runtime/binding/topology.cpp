@@ -172,6 +172,7 @@ int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int p
     (void)reorder;  // never reorders (allowed: MPI-3.1 section 7.5.1)
     CommRef c;
     FABMPI_TRY(call.comm(comm_old, &c));
+    FABMPI_TRY(check_intra(*c));
     FABMPI_TRY(check_ndims(ndims));
     if (ndims > 0) {
       FABMPI_TRY(check_out_ptr(dims, "dims"));
@@ -327,6 +328,7 @@ int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const in
     (void)reorder;
     CommRef c;
     FABMPI_TRY(call.comm(comm_old, &c));
+    FABMPI_TRY(check_intra(*c));
     if (nnodes < 0 || nnodes > c->size())
       return fail(MPI_ERR_ARG, "invalid nnodes %d (communicator has %d ranks)", nnodes, c->size());
     FABMPI_TRY(check_out_ptr(comm_graph, "comm_graph"));
@@ -438,6 +440,7 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int s
     (void)reorder;
     CommRef c;
     FABMPI_TRY(call.comm(comm_old, &c));
+    FABMPI_TRY(check_intra(*c));
     FABMPI_TRY(check_degree(indegree, "indegree"));
     FABMPI_TRY(check_degree(outdegree, "outdegree"));
     if (indegree > 0) FABMPI_TRY(check_out_ptr(sources, "sources"));
@@ -473,6 +476,7 @@ int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
     (void)reorder;
     CommRef c;
     FABMPI_TRY(call.comm(comm_old, &c));
+    FABMPI_TRY(check_intra(*c));
     FABMPI_TRY(check_degree(n, "n"));
     if (n > 0) {
       FABMPI_TRY(check_out_ptr(sources, "sources"));
