@@ -31,7 +31,7 @@ std::vector<std::string> split_commas(const std::string& text) {
 }
 
 enum class Opt { np, host, hostfile, export_env, genv, tag_output, timeout, trace, bind_to, report_bindings, wdir,
-                 oversubscribe, help, help_params, version };
+                 oversubscribe, launch_agent, help, help_params, version };
 
 struct OptSpec {
   const char* name;  // single-dash spelling; "--name" is accepted too
@@ -52,6 +52,7 @@ constexpr OptSpec kOptions[] = {
     {"-report-bindings", Opt::report_bindings, 0},
     {"-wdir", Opt::wdir, 1},      {"-wd", Opt::wdir, 1},
     {"-oversubscribe", Opt::oversubscribe, 0},
+    {"-launch-agent", Opt::launch_agent, 1}, {"-launcher-exec", Opt::launch_agent, 1},
     {"-h", Opt::help, 0},         {"-help", Opt::help, 0},
     {"-help-params", Opt::help_params, 0},
     {"-V", Opt::version, 0},      {"-version", Opt::version, 0},
@@ -151,6 +152,10 @@ ParseResult parse_args(const std::vector<std::string>& args) {
         o.wdir = values[0];
         break;
       case Opt::oversubscribe: o.oversubscribe = true; break;
+      case Opt::launch_agent:
+        if (values[0].empty()) return error("'" + word + "' needs a command");
+        o.launch_agent = values[0];
+        break;
       case Opt::help: o.help = true; break;
       case Opt::help_params: o.help_params = true; break;
       case Opt::version: o.version = true; break;
@@ -216,8 +221,12 @@ Starts N copies of program (the ranks of one MPI job) and serves them PMI-1.
 
 Options:
   -n, -np, --np N          number of ranks (default: the slots given by --host/--hostfile, or 1)
-  --host, -H, -hosts H1,H2 hosts to run on (this release runs on the local node only)
+  --host, -H, -hosts H1,H2 hosts to run on ("name:N" for N slots); ranks fill each host's slots in
+                           order, then wrap around; this machine's names run ranks here
   --hostfile, -f FILE      file with one host per line ("name slots=N" or "name:N"); '#' comments
+  --launch-agent CMD       how ranks start on other hosts: "CMD HOST COMMAND" (default "ssh -x";
+                           FABMPI_LAUNCH_AGENT); mpirun must be at the same path there, and the
+                           hosts must reach this one (FABMPI_LAUNCHER_ADDR: the address they use)
   -x VAR                   pass mpirun's value of VAR to the ranks
   -x VAR=VAL               set VAR=VAL in the ranks' environment
   -genv VAR VAL            set VAR=VAL in the ranks' environment (MPICH style)

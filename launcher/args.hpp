@@ -32,6 +32,7 @@ struct Options {
   bool report_bindings = false;
   std::string wdir;                    // "" : mpirun's working directory
   bool oversubscribe = false;          // accepted; oversubscription is always allowed
+  std::string launch_agent;            // --launch-agent CMD: starts ranks on other hosts ("" : FABMPI_LAUNCH_AGENT)
   bool help = false;
   bool help_params = false;
   bool version = false;

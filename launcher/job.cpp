@@ -16,6 +16,11 @@
 #include <cstring>
 #include <optional>
 
+#include <netinet/in.h>
+
+#include <fstream>
+#include <sstream>
+
 #include "common/log.hpp"
 #include "launcher/io_forward.hpp"
 #include "launcher/pmi_server.hpp"
@@ -77,8 +82,12 @@ enum class Phase { running, terminating, killing };
 
 struct RankSlot {
   int rank = 0;
+  std::string host;  // "": this machine; else the process is the launch agent, the rank's proxy dials in
   std::unique_ptr<RankProcess> process;
   UniqueFd pmi;
+  // A remote rank's connection from its proxy: `pmi` is a dup of it, which the PMI server may drop while
+  // the connection stays open; closing this one tells the proxy to end the rank.
+  UniqueFd control;
   UniqueFd out;
   UniqueFd err;
   std::optional<LineForwarder> out_lines;
@@ -88,15 +97,19 @@ struct RankSlot {
 
 class JobRunner {
  public:
-  JobRunner(const JobConfig& config, Launcher& launcher)
+  JobRunner(const JobConfig& config, Launcher& launcher, Launcher* remote)
       : config_(config),
         launcher_(launcher),
+        remote_launcher_(remote),
         server_(PmiServerConfig{config.np, config.np, config.kvsname, config.node_of_rank}) {}
 
   int run();
 
  private:
   bool start_ranks();
+  bool listen_for_proxies();
+  void accept_proxies();
+  void on_proxy_readable(std::size_t index);
   void loop();
   void report_barrier();
   void report_silent_ranks();
@@ -117,7 +130,17 @@ class JobRunner {
 
   const JobConfig& config_;
   Launcher& launcher_;
+  Launcher* remote_launcher_;
   PmiServer server_;
+  // Proxies of remote ranks dial in here; until their handshake line names the rank they wait in
+  // pending_proxies_.
+  UniqueFd proxy_listener_;
+  std::string proxy_contact_, proxy_key_;
+  struct PendingProxy {
+    UniqueFd fd;
+    std::string received;
+  };
+  std::vector<PendingProxy> pending_proxies_;
   std::vector<RankSlot> ranks_;
   UniqueFd signals_;
   Phase phase_ = Phase::running;
@@ -134,6 +157,10 @@ class JobRunner {
 
 bool JobRunner::start_ranks() {
   ranks_.resize(static_cast<std::size_t>(config_.np));
+  for (int r = 0; r < config_.np && r < static_cast<int>(config_.host_of_rank.size()); ++r)
+    ranks_[static_cast<std::size_t>(r)].host = config_.host_of_rank[static_cast<std::size_t>(r)];
+  const bool any_remote = std::any_of(ranks_.begin(), ranks_.end(), [](const RankSlot& s) { return !s.host.empty(); });
+  if (any_remote && !listen_for_proxies()) return false;
   UniqueFd stdin_child;
   if (config_.np > 0) {
     UniqueFd read_end, write_end;
@@ -147,19 +174,23 @@ bool JobRunner::start_ranks() {
   for (int r = 0; r < config_.np; ++r) {
     RankSlot& slot = ranks_[static_cast<std::size_t>(r)];
     slot.rank = r;
-    int pair[2];
-    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0) {
-      fail(1, std::string("cannot create the PMI socket of rank ") + std::to_string(r) + ": " + std::strerror(errno));
-      return false;
+    const bool remote = !slot.host.empty();
+    UniqueFd pmi_child;
+    if (!remote) {  // a remote rank's PMI connection is its proxy's, accepted later
+      int pair[2];
+      if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0) {
+        fail(1, std::string("cannot create the PMI socket of rank ") + std::to_string(r) + ": " + std::strerror(errno));
+        return false;
+      }
+      slot.pmi.reset(pair[0]);
+      pmi_child.reset(pair[1]);
+      set_nonblocking(slot.pmi.get());
     }
-    slot.pmi.reset(pair[0]);
-    UniqueFd pmi_child(pair[1]);
     UniqueFd out_child, err_child;
     if (!make_pipe(&slot.out, &out_child) || !make_pipe(&slot.err, &err_child)) {
       fail(1, std::string("cannot create output pipes: ") + std::strerror(errno));
       return false;
     }
-    set_nonblocking(slot.pmi.get());
     set_nonblocking(slot.out.get());
     set_nonblocking(slot.err.get());
     std::string prefix = config_.tag_output ? "[" + std::to_string(r) + "] " : "";
@@ -172,7 +203,12 @@ bool JobRunner::start_ranks() {
     spec.argv = config_.program;
     spec.env = rank_environment(config_, r, pmi_child.get());
     spec.wdir = config_.wdir;
-    if (!config_.bindings.empty()) {
+    if (remote) {
+      spec.host = slot.host;
+      spec.proxy_contact = proxy_contact_;
+      spec.proxy_key = proxy_key_;
+      if (config_.report_bindings) say("rank " + std::to_string(r) + " on " + slot.host + " not bound");
+    } else if (!config_.bindings.empty()) {
       const CoreBinding& b = config_.bindings[static_cast<std::size_t>(r) % config_.bindings.size()];
       spec.cpus = b.cpus;
       if (config_.report_bindings) say("rank " + std::to_string(r) + " bound to " + b.description);
@@ -185,7 +221,7 @@ bool JobRunner::start_ranks() {
     spec.pmi_child = pmi_child.get();
     std::string error;
     int code = 1;
-    slot.process = launcher_.launch(spec, &error, &code);
+    slot.process = (remote ? *remote_launcher_ : launcher_).launch(spec, &error, &code);
     if (!slot.process) {
       fail(code, error);
       return false;
@@ -195,6 +231,76 @@ bool JobRunner::start_ranks() {
   return true;
 }
 
+// A TCP socket the proxies of remote ranks connect to, and the key they must present.
+bool JobRunner::listen_for_proxies() {
+  if (!remote_launcher_) {
+    fail(1, "ranks on other hosts but no way to start them");
+    return false;
+  }
+  proxy_listener_.reset(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_ANY);
+  socklen_t len = sizeof addr;
+  if (!proxy_listener_.valid() || ::bind(proxy_listener_.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+      ::listen(proxy_listener_.get(), 1024) != 0 ||
+      ::getsockname(proxy_listener_.get(), reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+    fail(1, std::string("cannot listen for the ranks on other hosts: ") + std::strerror(errno));
+    return false;
+  }
+  proxy_contact_ = config_.launcher_address + ":" + std::to_string(ntohs(addr.sin_port));
+  // The key keeps strangers that find the port from posing as a rank.
+  unsigned char bytes[16] = {};
+  std::ifstream random("/dev/urandom", std::ios::binary);
+  random.read(reinterpret_cast<char*>(bytes), sizeof bytes);
+  static const char hex[] = "0123456789abcdef";
+  for (unsigned char b : bytes) {
+    proxy_key_ += hex[b >> 4];
+    proxy_key_ += hex[b & 15];
+  }
+  return true;
+}
+
+void JobRunner::accept_proxies() {
+  while (true) {
+    int fd = ::accept4(proxy_listener_.get(), nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+    if (fd < 0) return;
+    pending_proxies_.push_back({UniqueFd(fd), {}});
+  }
+}
+
+// Reads a proxy's handshake "fabmpi-proxy KEY RANK\n"; a valid one makes the connection that rank's PMI
+// connection (bytes after the line are already PMI).
+void JobRunner::on_proxy_readable(std::size_t index) {
+  PendingProxy& p = pending_proxies_[index];
+  char buffer[4096];
+  ssize_t n;
+  while ((n = ::recv(p.fd.get(), buffer, sizeof buffer, 0)) > 0) p.received.append(buffer, static_cast<std::size_t>(n));
+  const auto newline = p.received.find('\n');
+  if (newline == std::string::npos) {
+    if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR) || p.received.size() > 256) p.fd.reset();  // not a proxy
+    return;
+  }
+  std::istringstream line(p.received.substr(0, newline));
+  std::string word, key;
+  int rank = -1;
+  line >> word >> key >> rank;
+  RankSlot* slot = (rank >= 0 && rank < config_.np) ? slot_of(rank) : nullptr;
+  if (word != "fabmpi-proxy" || key != proxy_key_ || !slot || slot->host.empty() || slot->control.valid()) {
+    FABMPI_LOG(warn, launcher, "dropped a connection that is not one of this job's rank proxies");
+    p.fd.reset();
+    return;
+  }
+  slot->control = std::move(p.fd);
+  slot->pmi.reset(::dup(slot->control.get()));
+  FABMPI_LOG(debug, launcher, "rank %d on %s connected", rank, slot->host.c_str());
+  const std::string rest = p.received.substr(newline + 1);
+  if (!rest.empty()) {
+    PmiActions actions;
+    server_.feed(rank, rest, &actions);
+    apply(actions);
+  }
+}
 
 }  // namespace
 
@@ -234,11 +340,9 @@ std::vector<std::string> rank_environment(const JobConfig& config, int rank, int
   if (config.hang_report_unix_ms > 0) set("FABMPI_HANG_DEADLINE", std::to_string(config.hang_report_unix_ms));
   set("MPI_LOCALRANKID", std::to_string(local_rank));
   set("MPI_LOCALNRANKS", std::to_string(local_size));
-  if (pmi_fd >= 0) {
-    set("PMI_FD", std::to_string(pmi_fd));
-    set("PMI_RANK", std::to_string(rank));
-    set("PMI_SIZE", std::to_string(config.np));
-  }
+  if (pmi_fd >= 0) set("PMI_FD", std::to_string(pmi_fd));  // else a proxy on the rank's host sets it
+  set("PMI_RANK", std::to_string(rank));
+  set("PMI_SIZE", std::to_string(config.np));
   return env;
 }
 
@@ -261,8 +365,14 @@ void JobRunner::begin_teardown(int sig) {
     return;
   }
   phase_ = Phase::terminating;
-  for (RankSlot& slot : ranks_)
+  for (RankSlot& slot : ranks_) {
     if (slot.process) slot.process->signal_group(sig);
+    if (!slot.host.empty()) {  // its proxy ends the rank when the connection closes
+      slot.control.reset();
+      slot.pmi.reset();
+    }
+  }
+  pending_proxies_.clear();
   kill_deadline_ = Clock::now() + std::chrono::seconds(std::max(0, config_.abort_timeout_seconds));
   close_stdin();
 }
@@ -336,17 +446,33 @@ void JobRunner::read_output(UniqueFd& fd, std::optional<LineForwarder>& lines) {
 
 void JobRunner::on_rank_exit(RankSlot& slot) {
   slot.reaped = true;
+  if (!slot.host.empty() && !slot.control.valid() && proxy_listener_.valid()) {
+    // Its proxy called back before it started the rank; the handshake may still wait unread.
+    accept_proxies();
+    for (std::size_t i = 0; i < pending_proxies_.size(); ++i)
+      if (pending_proxies_[i].fd.valid()) on_proxy_readable(i);
+  }
   // What the rank wrote to PMI before it died (an abort request) counts before its death does.
   on_pmi_readable(slot);
   if (phase_ != Phase::running) return;
   const int status = slot.process->wait_status();
-  const std::string who = "rank " + std::to_string(slot.rank) + " (pid " + std::to_string(slot.process->pid()) + ")";
+  const std::string who = slot.host.empty()
+                              ? "rank " + std::to_string(slot.rank) + " (pid " + std::to_string(slot.process->pid()) + ")"
+                              : "rank " + std::to_string(slot.rank) + " (on " + slot.host + ")";
   if (WIFSIGNALED(status)) {
     int sig = WTERMSIG(status);
     fail(128 + sig, who + " killed by signal " + signal_text(sig) + "; terminating the job");
     return;
   }
   const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+  if (!slot.host.empty() && !slot.control.valid() && code != 0) {
+    // The launch agent ended before the rank's proxy called back: ssh could not reach the host, or
+    // mpirun is not at the same path there (the agent's own message is above).
+    fail(code, who + ": the launch agent exited with code " + std::to_string(code) +
+                   " before the rank started (can the agent reach " + slot.host +
+                   ", and is this mpirun installed at the same path there?); terminating the job");
+    return;
+  }
   if (server_.ever_connected(slot.rank) && !server_.finalized(slot.rank)) {
     fail(code != 0 ? code : 1, who + " exited with code " + std::to_string(code) +
                                    " before MPI_Finalize; terminating the job");
@@ -443,13 +569,17 @@ void JobRunner::loop() {
     }
 
     std::vector<pollfd> fds;
-    enum class Kind { signal, pmi, out, err, stdin_read, stdin_write };
+    enum class Kind { signal, pmi, out, err, stdin_read, stdin_write, proxy_listener, proxy };
     std::vector<std::pair<Kind, int>> what;
     auto watch = [&](int fd, short events, Kind kind, int rank) {
       fds.push_back(pollfd{fd, events, 0});
       what.emplace_back(kind, rank);
     };
     watch(signals_.get(), POLLIN, Kind::signal, -1);
+    std::erase_if(pending_proxies_, [](const PendingProxy& p) { return !p.fd.valid(); });
+    if (proxy_listener_.valid() && phase_ == Phase::running) watch(proxy_listener_.get(), POLLIN, Kind::proxy_listener, -1);
+    for (std::size_t i = 0; i < pending_proxies_.size(); ++i)
+      watch(pending_proxies_[i].fd.get(), POLLIN, Kind::proxy, static_cast<int>(i));
     for (RankSlot& slot : ranks_) {
       if (slot.pmi.valid()) watch(slot.pmi.get(), POLLIN, Kind::pmi, slot.rank);
       if (slot.out.valid()) watch(slot.out.get(), POLLIN, Kind::out, slot.rank);
@@ -480,6 +610,8 @@ void JobRunner::loop() {
         case Kind::err: read_output(slot_of(rank)->err, slot_of(rank)->err_lines); break;
         case Kind::stdin_read: pump_stdin(fds[i].revents, 0); break;
         case Kind::stdin_write: pump_stdin(0, fds[i].revents); break;
+        case Kind::proxy_listener: accept_proxies(); break;
+        case Kind::proxy: on_proxy_readable(static_cast<std::size_t>(rank)); break;
       }
     }
   }
@@ -545,7 +677,7 @@ void block_job_signals() {
   ::signal(SIGTTOU, SIG_IGN);
 }
 
-int run_job(const JobConfig& config, Launcher& launcher) {
+int run_job(const JobConfig& config, Launcher& launcher, Launcher* remote) {
   JobConfig job = config;
   if (job.timeout_seconds > 0) {
     // Ranks report a little before the end: up to 2 s (a fifth of short timeouts) for the reports to
@@ -555,7 +687,7 @@ int run_job(const JobConfig& config, Launcher& launcher) {
                                  std::chrono::system_clock::now().time_since_epoch()).count();
     job.hang_report_unix_ms = now_ms + timeout_ms - std::min(2000LL, timeout_ms / 5);
   }
-  JobRunner runner(job, launcher);
+  JobRunner runner(job, launcher, remote);
   return runner.run();
 }
 

@@ -17,6 +17,8 @@ struct JobConfig {
   std::vector<std::string> program;
   std::vector<std::string> base_env;   // "NAME=value": mpirun's environment with -x/-genv applied
   std::vector<int> node_of_rank;       // node index per rank (all 0 on one node)
+  std::vector<std::string> host_of_rank;  // "" (or empty vector): this machine; else started remotely
+  std::string launcher_address;        // how proxies on other hosts reach mpirun (host name or address)
   std::string wdir;
   bool tag_output = false;
   int timeout_seconds = 0;
@@ -36,7 +38,8 @@ struct JobConfig {
 void block_job_signals();
 
 // Runs the job to its end; returns mpirun's exit status. Messages go to stderr as "mpirun: ...".
-int run_job(const JobConfig& config, Launcher& launcher);
+// `remote` starts the ranks whose host_of_rank is not empty (null when there are none).
+int run_job(const JobConfig& config, Launcher& launcher, Launcher* remote = nullptr);
 
 // The environment of one rank: base_env without inherited PMI variables, plus the PMI, locality and
 // torchrun variables. Exposed for tests.

@@ -1,6 +1,7 @@
 // mpirun / mpiexec: parse the command line, prepare the job (hosts, environment, bindings, the torchrun
 // rendezvous port) and run it. The pieces: args (command line), job (event loop and teardown),
-// process (fork/exec and owners), io_forward (line forwarding), pmi_server (PMI-1), binding (hwloc).
+// process (fork/exec and owners), io_forward (line forwarding), pmi_server (PMI-1), binding (hwloc),
+// hosts (placement), remote (ranks on other hosts, and the proxy mode `mpirun --fabmpi-proxy`).
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -15,8 +16,10 @@
 #include "common/log.hpp"
 #include "common/tunables.hpp"
 #include "launcher/args.hpp"
+#include "launcher/hosts.hpp"
 #include "launcher/io_forward.hpp"
 #include "launcher/job.hpp"
+#include "launcher/remote.hpp"
 #include "launcher/trace_merge.hpp"
 
 extern char** environ;
@@ -98,8 +101,30 @@ std::vector<std::string> build_base_env(const Options& options) {
   return env;
 }
 
+std::string this_host_name() {
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  return host;
+}
+
+std::vector<std::string> split_words(const std::string& text) {
+  std::vector<std::string> words;
+  std::istringstream in(text);
+  for (std::string w; in >> w;) words.push_back(w);
+  return words;
+}
+
+std::string own_path(const char* argv0) {
+  char path[4096];
+  const ssize_t n = ::readlink("/proc/self/exe", path, sizeof path - 1);
+  if (n > 0) return std::string(path, static_cast<std::size_t>(n));
+  return argv0;
+}
+
 int mpirun_main(int argc, char** argv) {
   ensure_standard_fds();
+  if (argc > 1 && std::strcmp(argv[1], "--fabmpi-proxy") == 0)
+    return proxy_main(std::vector<std::string>(argv + 2, argv + argc));
   std::string tunable_error;
   Tunables tunables = Tunables::from_environment(&tunable_error);
   std::string log_error;
@@ -126,7 +151,7 @@ int mpirun_main(int argc, char** argv) {
     return 0;
   }
 
-  // Hosts: one node for now. Every name given must be this machine.
+  // Hosts: this machine unless --host/--hostfile name others.
   std::vector<HostSlot> hosts;
   if (!options.hostfile.empty()) {
     std::ifstream file(options.hostfile);
@@ -152,19 +177,16 @@ int mpirun_main(int argc, char** argv) {
     hosts.push_back({name, slots > 0 ? slots : 1});
   }
   int slots = 0;
-  for (const auto& h : hosts) {
-    if (!is_this_host(h.name)) {
-      say("host '" + h.name + "' is not this machine; launching on other hosts is not supported yet");
-      return 1;
-    }
-    slots += h.slots;
-  }
+  for (const auto& h : hosts) slots += h.slots;
 
   JobConfig config;
   config.np = options.np > 0 ? options.np : (slots > 0 ? slots : 1);
   config.program = options.program;
   config.base_env = build_base_env(options);
-  config.node_of_rank.assign(static_cast<std::size_t>(config.np), 0);
+  const Placement placement = place_ranks(hosts, config.np, is_this_host);
+  config.node_of_rank = placement.node_of_rank;
+  config.host_of_rank = placement.host_of_rank;
+  config.launcher_address = tunables.launcher_addr.empty() ? this_host_name() : tunables.launcher_addr;
   config.wdir = options.wdir;
   config.tag_output = options.tag_output;
   config.timeout_seconds = options.timeout_seconds;
@@ -177,7 +199,11 @@ int mpirun_main(int argc, char** argv) {
       return 1;
     }
   }
-  config.master_addr = tunables.launcher_master_addr.empty() ? "127.0.0.1" : tunables.launcher_master_addr;
+  // torch.distributed's rendezvous runs on rank 0's host.
+  config.master_addr = !tunables.launcher_master_addr.empty() ? tunables.launcher_master_addr
+                       : !placement.host_of_rank.empty() && !placement.host_of_rank[0].empty() ? placement.host_of_rank[0]
+                       : placement.any_remote() ? config.launcher_address
+                                                : "127.0.0.1";
   config.master_port = find_free_port();
   config.kvsname = "fabmpi_kvs_" + std::to_string(::getpid());
 
@@ -198,7 +224,19 @@ int mpirun_main(int argc, char** argv) {
 
   block_job_signals();
   LocalLauncher launcher;
-  const int status = run_job(config, launcher);
+  std::unique_ptr<RemoteLauncher> remote;
+  if (placement.any_remote()) {
+    const std::vector<std::string> agent =
+        split_words(options.launch_agent.empty() ? tunables.launch_agent : options.launch_agent);
+    if (agent.empty()) {
+      say("the launch agent is empty (--launch-agent / FABMPI_LAUNCH_AGENT)");
+      return 1;
+    }
+    std::vector<std::string> own_env;
+    for (char** e = environ; e && *e; ++e) own_env.emplace_back(*e);
+    remote = std::make_unique<RemoteLauncher>(agent, own_path(argv[0]), std::move(own_env));
+  }
+  const int status = run_job(config, launcher, remote.get());
   if (!trace_dir.empty()) {
     std::vector<int> missing;
     std::string error;

@@ -1,5 +1,5 @@
 // Starting ranks and owning them: file descriptors and child processes as RAII owners, and the
-// Launcher interface (local fork/exec now; an ssh launcher for other nodes can implement it later).
+// Launcher interface (local fork/exec here; launcher/remote.hpp for other hosts).
 #pragma once
 
 #include <sched.h>
@@ -30,6 +30,11 @@ struct RankLaunchSpec {
   int stdout_child = -1;
   int stderr_child = -1;
   int pmi_child = -1;                  // -1: none
+  // A rank on another host (launcher/remote.hpp): its host, and where and how its proxy reaches
+  // mpirun ("ADDRESS:PORT" and the job's key).
+  std::string host;
+  std::string proxy_contact;
+  std::string proxy_key;
 };
 
 // One running (or finished) rank. Each rank leads its own process group so the whole group can be

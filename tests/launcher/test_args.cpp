@@ -101,3 +101,12 @@ TEST_CASE("mpirun args: hostfile", "[args]") {
   CHECK_FALSE(parse_hostfile("# nothing\n", &hosts, &error));
   CHECK_FALSE(parse_hostfile("a b\n", &hosts, &error));
 }
+
+TEST_CASE("mpirun args: --launch-agent and MPICH's -launcher-exec", "[args]") {
+  ParseResult r = parse({"--launch-agent", "ssh -p 2222", "-H", "a,b:3", "prog"});
+  REQUIRE(r.ok());
+  CHECK(r.options.launch_agent == "ssh -p 2222");
+  CHECK(r.options.hosts == std::vector<std::string>{"a", "b:3"});
+  CHECK(parse({"-launcher-exec", "rsh", "prog"}).options.launch_agent == "rsh");
+  CHECK_FALSE(parse({"--launch-agent", "", "prog"}).ok());
+}
