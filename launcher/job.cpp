@@ -204,6 +204,12 @@ bool JobRunner::start_ranks() {
     spec.env = rank_environment(config_, r, pmi_child.get());
     spec.wdir = config_.wdir;
     if (remote) {
+      // Like MPICH's and Open MPI's launchers: the ranks start in mpirun's directory when the host has
+      // it ('?': the proxy falls back to the login directory otherwise), or in --wdir.
+      if (spec.wdir.empty()) {
+        char cwd[4096];
+        if (::getcwd(cwd, sizeof cwd)) spec.wdir = std::string("?") + cwd;
+      }
       spec.host = slot.host;
       spec.proxy_contact = proxy_contact_;
       spec.proxy_key = proxy_key_;

@@ -126,7 +126,9 @@ int proxy_main(const std::vector<std::string>& args) {
   const std::string& contact = args[0];
   const std::string& key = args[1];
   const int rank = std::atoi(args[2].c_str());
-  const std::string wdir = args[3] == "-" ? "" : args[3];
+  std::string wdir = args[3] == "-" ? "" : args[3];
+  // "?DIR": mpirun's own directory, used when this host has it.
+  if (wdir.starts_with("?")) wdir = ::access(wdir.c_str() + 1, X_OK) == 0 ? wdir.substr(1) : "";
   const std::size_t nenv = static_cast<std::size_t>(std::atoll(args[4].c_str()));
   if (args.size() < 5 + nenv + 1) {
     proxy_say(rank, "malformed command line");

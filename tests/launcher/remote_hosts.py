@@ -97,6 +97,15 @@ def test_mixed_and_hostfile():
         os.unlink(hostfile)
 
 
+def test_directory():
+    with tempfile.TemporaryDirectory() as here:
+        cmd = [ARGS.mpirun, "--launch-agent", ARGS.agent, "--host", "nodeA", "-np", "1", "pwd"]
+        r = subprocess.run(cmd, cwd=here, capture_output=True, text=True, timeout=60)
+        check(r.stdout.strip() == os.path.realpath(here), f"remote rank's directory: {r.stdout!r} (mpirun in {here})")
+        r = subprocess.run(cmd[:1] + ["--wdir", "/"] + cmd[1:], cwd=here, capture_output=True, text=True, timeout=60)
+        check(r.stdout.strip() == "/", f"remote rank with --wdir /: {r.stdout!r}")
+
+
 def test_stdin_and_tags():
     r = mpirun("--host", "nodeA", "-np", "1", "cat", stdin="line one\nline two\n")
     check(r.returncode == 0 and r.stdout == "line one\nline two\n", f"stdin to a remote rank 0: {r.stdout!r} {r.stderr!r}")
@@ -152,7 +161,9 @@ def main():
     parser.add_argument("--probe", required=True)
     parser.add_argument("--agent", required=True)
     ARGS = parser.parse_args()
-    for test in (test_placement, test_mixed_and_hostfile, test_stdin_and_tags, test_failures, test_mpirun_killed):
+    for name in ("mpirun", "probe", "agent"):  # some cases run from another directory
+        setattr(ARGS, name, os.path.abspath(getattr(ARGS, name)))
+    for test in (test_placement, test_mixed_and_hostfile, test_directory, test_stdin_and_tags, test_failures, test_mpirun_killed):
         test()
     print(f"remote_hosts: {len(FAILURES)} failure(s)")
     return 1 if FAILURES else 0
