@@ -224,9 +224,11 @@ Options:
   --host, -H, -hosts H1,H2 hosts to run on ("name:N" for N slots); ranks fill each host's slots in
                            order, then wrap around; this machine's names run ranks here
   --hostfile, -f FILE      file with one host per line ("name slots=N" or "name:N"); '#' comments
-  --launch-agent CMD       how ranks start on other hosts: "CMD HOST COMMAND" (default "ssh -x";
-                           FABMPI_LAUNCH_AGENT); mpirun must be at the same path there, and the
-                           hosts must reach this one (FABMPI_LAUNCHER_ADDR: the address they use)
+  --launch-agent CMD       how ranks start on other hosts: "CMD HOST COMMAND" ({host} in CMD places the
+                           host; default "ssh -x", in a Slurm allocation srun; FABMPI_LAUNCH_AGENT);
+                           mpirun must be at the same path there, and the hosts must reach this one
+                           (FABMPI_LAUNCHER_ADDR: the address they use). No hosts given inside a Slurm
+                           allocation: its nodes and task counts
   -x VAR                   pass mpirun's value of VAR to the ranks
   -x VAR=VAL               set VAR=VAL in the ranks' environment
   -genv VAR VAL            set VAR=VAL in the ranks' environment (MPICH style)

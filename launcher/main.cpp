@@ -176,6 +176,12 @@ int mpirun_main(int argc, char** argv) {
     }
     hosts.push_back({name, slots > 0 ? slots : 1});
   }
+  // Inside a Slurm allocation (salloc, sbatch) with no hosts named: the allocation's nodes and task counts.
+  bool in_slurm = false;
+  if (hosts.empty()) {
+    hosts = slurm_allocation([](const char* name) { return env_lookup(name); });
+    in_slurm = !hosts.empty();
+  }
   int slots = 0;
   for (const auto& h : hosts) slots += h.slots;
 
@@ -226,8 +232,12 @@ int mpirun_main(int argc, char** argv) {
   LocalLauncher launcher;
   std::unique_ptr<RemoteLauncher> remote;
   if (placement.any_remote()) {
-    const std::vector<std::string> agent =
-        split_words(options.launch_agent.empty() ? tunables.launch_agent : options.launch_agent);
+    // In a Slurm allocation the ranks start through srun unless an agent was chosen.
+    std::string agent_text = options.launch_agent;
+    if (agent_text.empty() && in_slurm && !env_lookup("FABMPI_LAUNCH_AGENT"))
+      agent_text = "srun --nodes=1 --ntasks=1 --overlap --nodelist={host} sh -c";
+    if (agent_text.empty()) agent_text = tunables.launch_agent;
+    const std::vector<std::string> agent = split_words(agent_text);
     if (agent.empty()) {
       say("the launch agent is empty (--launch-agent / FABMPI_LAUNCH_AGENT)");
       return 1;

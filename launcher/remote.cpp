@@ -39,8 +39,7 @@ std::vector<std::string> RemoteLauncher::agent_command(const RankLaunchSpec& spe
   // ssh joins its arguments into one line for the remote shell: quote every word.
   std::string line = "exec";
   for (const auto& word : proxy) line += " " + shell_quote(word);
-  std::vector<std::string> argv = agent_;
-  argv.push_back(spec.host);
+  std::vector<std::string> argv = agent_argv(agent_, spec.host);
   argv.push_back(line);
   return argv;
 }

@@ -97,6 +97,17 @@ def test_mixed_and_hostfile():
         os.unlink(hostfile)
 
 
+def test_slurm_allocation():
+    # Inside an allocation with no hosts named, mpirun takes Slurm's nodes and task counts (here two
+    # "nodes" with 2 and 1 tasks); FABMPI_LAUNCH_AGENT keeps srun out of it.
+    env = dict(os.environ, SLURM_JOB_NODELIST="fake[1-2]", SLURM_TASKS_PER_NODE="2,1",
+               FABMPI_LAUNCH_AGENT=ARGS.agent)
+    r = subprocess.run([ARGS.mpirun, ARGS.probe], env=env, capture_output=True, text=True, timeout=60)
+    lines = probe_lines(r.stdout)
+    check(r.returncode == 0 and [lines.get(i, ("?",))[0] for i in range(3)] == ["fake1", "fake1", "fake2"],
+          f"Slurm allocation: exit {r.returncode}, {lines}, {r.stderr!r}")
+
+
 def test_directory():
     with tempfile.TemporaryDirectory() as here:
         cmd = [ARGS.mpirun, "--launch-agent", ARGS.agent, "--host", "nodeA", "-np", "1", "pwd"]
@@ -163,7 +174,7 @@ def main():
     ARGS = parser.parse_args()
     for name in ("mpirun", "probe", "agent"):  # some cases run from another directory
         setattr(ARGS, name, os.path.abspath(getattr(ARGS, name)))
-    for test in (test_placement, test_mixed_and_hostfile, test_directory, test_stdin_and_tags, test_failures, test_mpirun_killed):
+    for test in (test_placement, test_mixed_and_hostfile, test_slurm_allocation, test_directory, test_stdin_and_tags, test_failures, test_mpirun_killed):
         test()
     print(f"remote_hosts: {len(FAILURES)} failure(s)")
     return 1 if FAILURES else 0

@@ -69,3 +69,53 @@ TEST_CASE("host-specific variables stay home") {
   CHECK_FALSE(is_host_specific_variable("PMI_RANK=1"));
   CHECK_FALSE(is_host_specific_variable("FABMPI_LOG=info"));
 }
+
+TEST_CASE("Slurm host lists expand like scontrol show hostnames") {
+  std::vector<std::string> hosts;
+  REQUIRE(expand_slurm_hostlist("node[01-03,07],gpu5", &hosts));
+  CHECK(hosts == std::vector<std::string>{"node01", "node02", "node03", "node07", "gpu5"});
+  REQUIRE(expand_slurm_hostlist("c[9-11]-ib", &hosts));
+  CHECK(hosts == std::vector<std::string>{"c9-ib", "c10-ib", "c11-ib"});
+  REQUIRE(expand_slurm_hostlist("single", &hosts));
+  CHECK(hosts == std::vector<std::string>{"single"});
+  CHECK_FALSE(expand_slurm_hostlist("node[3-1]", &hosts));
+  CHECK_FALSE(expand_slurm_hostlist("node[01", &hosts));
+  CHECK_FALSE(expand_slurm_hostlist("", &hosts));
+  CHECK_FALSE(expand_slurm_hostlist("a,,b", &hosts));
+}
+
+TEST_CASE("Slurm task counts expand") {
+  std::vector<int> counts;
+  REQUIRE(expand_slurm_counts("2(x3),1", &counts));
+  CHECK(counts == std::vector<int>{2, 2, 2, 1});
+  REQUIRE(expand_slurm_counts("4", &counts));
+  CHECK(counts == std::vector<int>{4});
+  CHECK_FALSE(expand_slurm_counts("2(x", &counts));
+  CHECK_FALSE(expand_slurm_counts("0", &counts));
+}
+
+TEST_CASE("a Slurm allocation gives hosts with their task counts") {
+  const auto env = [](const char* name) -> const char* {
+    std::string n = name;
+    if (n == "SLURM_JOB_NODELIST") return "n[1-2]";
+    if (n == "SLURM_TASKS_PER_NODE") return "3,1";
+    return nullptr;
+  };
+  const auto hosts = slurm_allocation(env);
+  REQUIRE(hosts.size() == 2);
+  CHECK(hosts[0].name == "n1");
+  CHECK(hosts[0].slots == 3);
+  CHECK(hosts[1].name == "n2");
+  CHECK(hosts[1].slots == 1);
+  CHECK(slurm_allocation([](const char*) -> const char* { return nullptr; }).empty());
+  // Counts that do not match the node list: not used.
+  CHECK(slurm_allocation([](const char* name) -> const char* {
+          return std::string(name) == "SLURM_JOB_NODELIST" ? "a,b" : std::string(name) == "SLURM_TASKS_PER_NODE" ? "1" : nullptr;
+        }).empty());
+}
+
+TEST_CASE("the agent's {host} placeholder, else the host appended") {
+  CHECK(agent_argv({"ssh", "-x"}, "h1") == std::vector<std::string>{"ssh", "-x", "h1"});
+  CHECK(agent_argv({"srun", "--nodelist={host}", "sh", "-c"}, "h1") ==
+        std::vector<std::string>{"srun", "--nodelist=h1", "sh", "-c"});
+}
