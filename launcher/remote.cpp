@@ -11,7 +11,6 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
-#include <optional>
 #include <thread>
 
 #include "common/unique_fd.hpp"
@@ -194,14 +193,14 @@ int proxy_main(const std::vector<std::string>& args) {
   }
 
   using Clock = std::chrono::steady_clock;
-  std::optional<Clock::time_point> kill_at;
+  Clock::time_point kill_at = Clock::time_point::max();  // SIGKILL then, after a SIGTERM
   bool mpirun_open = true, rank_open = true;
   char buffer[65536];
   while (true) {
     if (process->poll_exit()) break;
-    if (kill_at && Clock::now() >= *kill_at) {
+    if (Clock::now() >= kill_at) {
       process->signal_group(SIGKILL);
-      kill_at.reset();
+      kill_at = Clock::time_point::max();
     }
     pollfd fds[3] = {{signals.get(), POLLIN, 0}, {mpirun_open ? mpirun.get() : -1, POLLIN, 0},
                      {rank_open ? pmi.get() : -1, POLLIN, 0}};
@@ -211,24 +210,22 @@ int proxy_main(const std::vector<std::string>& args) {
       while (::read(signals.get(), &info, sizeof info) == static_cast<ssize_t>(sizeof info))
         if (info.ssi_signo != SIGCHLD) process->signal_group(static_cast<int>(info.ssi_signo));
     }
+    // mpirun ended the job (closed the connection) or is gone: the rank goes too.
+    const auto lose_mpirun = [&] {
+      if (!mpirun_open) return;
+      mpirun_open = false;
+      process->signal_group(SIGTERM);
+      kill_at = Clock::now() + std::chrono::seconds(2);
+    };
     if (fds[1].revents) {
-      ssize_t n = ::recv(mpirun.get(), buffer, sizeof buffer, 0);
-      if (n > 0) {
-        if (rank_open && !write_fd_all(pmi.get(), buffer, static_cast<std::size_t>(n))) rank_open = false;
-      } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
-        // mpirun ended the job (or is gone): the rank goes too.
-        mpirun_open = false;
-        process->signal_group(SIGTERM);
-        kill_at = Clock::now() + std::chrono::seconds(2);
-      }
+      const ssize_t n = ::recv(mpirun.get(), buffer, sizeof buffer, 0);
+      if (n > 0 && rank_open && !write_fd_all(pmi.get(), buffer, static_cast<std::size_t>(n))) rank_open = false;
+      if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN)) lose_mpirun();
     }
     if (fds[2].revents) {
-      ssize_t n = ::recv(pmi.get(), buffer, sizeof buffer, 0);
-      if (n > 0) {
-        if (mpirun_open && !write_fd_all(mpirun.get(), buffer, static_cast<std::size_t>(n))) mpirun_open = false;
-      } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
-        rank_open = false;
-      }
+      const ssize_t n = ::recv(pmi.get(), buffer, sizeof buffer, 0);
+      if (n > 0 && mpirun_open && !write_fd_all(mpirun.get(), buffer, static_cast<std::size_t>(n))) lose_mpirun();
+      if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN)) rank_open = false;
     }
   }
   // What the rank wrote last (MPI_Abort's request, finalize) reaches mpirun before its exit does.

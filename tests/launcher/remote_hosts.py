@@ -18,6 +18,9 @@ import tempfile
 import time
 import uuid
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from teardown import procs_with  # noqa: E402  (PIDs whose command line carries a marker)
+
 ARGS = None
 FAILURES = []
 
@@ -29,17 +32,7 @@ def check(cond, what):
 
 
 def marked_procs(mark):
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit() or int(entry) == os.getpid():
-            continue
-        try:
-            with open(f"/proc/{entry}/cmdline", "rb") as f:
-                if mark.encode() in f.read():
-                    found.append(int(entry))
-        except OSError:
-            continue
-    return found
+    return procs_with(mark)
 
 
 def no_leftovers(mark, what, wait=5.0):
