@@ -68,6 +68,10 @@ bool parse_line(std::string_view line, Message* out, std::string* error) {
     *error = "first field is '" + out->fields().front().first + "', not cmd";
     return false;
   }
+  if (out->fields().front().second.empty()) {  // found by the fuzzer: "cmd= k=v" named no command
+    *error = "empty cmd";
+    return false;
+  }
   return true;
 }
 

@@ -167,6 +167,23 @@ ParseResult parse_args(const std::vector<std::string>& args) {
   return result;
 }
 
+bool parse_host_spec(const std::string& spec, HostSlot* out, std::string* error) {
+  HostSlot host{spec, 1};
+  if (auto colon = spec.find(':'); colon != std::string::npos) {
+    host.name = spec.substr(0, colon);
+    if (!parse_int_in(spec.substr(colon + 1), 1, 1 << 20, &host.slots)) {
+      *error = "bad slot count in '" + spec + "'";
+      return false;
+    }
+  }
+  if (host.name.empty()) {
+    *error = "no host name in '" + spec + "'";
+    return false;
+  }
+  *out = host;
+  return true;
+}
+
 bool parse_hostfile(const std::string& text, std::vector<HostSlot>* hosts, std::string* error) {
   hosts->clear();
   std::stringstream lines(text);
@@ -197,12 +214,14 @@ bool parse_hostfile(const std::string& text, std::vector<HostSlot>* hosts, std::
     }
     if (!have_name) continue;
     // MPICH style "host:N"
-    if (auto colon = host.name.find(':'); colon != std::string::npos) {
-      if (!parse_int_in(host.name.substr(colon + 1), 1, 1 << 20, &host.slots)) {
-        *error = "hostfile line " + std::to_string(line_number) + ": bad slot count in '" + host.name + "'";
+    if (host.name.find(':') != std::string::npos || host.name.empty()) {
+      const int slots = host.slots;
+      std::string why;
+      if (!parse_host_spec(host.name, &host, &why)) {
+        *error = "hostfile line " + std::to_string(line_number) + ": " + why;
         return false;
       }
-      host.name.resize(colon);
+      if (slots != 1) host.slots = slots;  // "slots=" wins over ":N"
     }
     hosts->push_back(host);
   }

@@ -50,6 +50,9 @@ struct ParseResult {
 // long options (-np, -host, -wdir, -bind-to...) are accepted as mpirun users expect.
 ParseResult parse_args(const std::vector<std::string>& args);
 
+// "name" or "name:N" (N slots, N >= 1), as --host and hostfiles write a host. Error text in *error.
+bool parse_host_spec(const std::string& spec, HostSlot* out, std::string* error);
+
 // Hostfile text: one host per line, "name [slots=N]", '#' starts a comment. Error text in *error.
 bool parse_hostfile(const std::string& text, std::vector<HostSlot>* hosts, std::string* error);
 

@@ -168,13 +168,13 @@ int mpirun_main(int argc, char** argv) {
     }
   }
   for (const auto& h : options.hosts) {
-    std::string name = h;
-    int slots = 1;
-    if (auto colon = name.find(':'); colon != std::string::npos) {
-      slots = std::atoi(name.c_str() + colon + 1);
-      name.resize(colon);
+    HostSlot host;
+    std::string error;
+    if (!parse_host_spec(h, &host, &error)) {
+      say("--host: " + error);
+      return 1;
     }
-    hosts.push_back({name, slots > 0 ? slots : 1});
+    hosts.push_back(host);
   }
   // Inside a Slurm allocation (salloc, sbatch) with no hosts named: the allocation's nodes and task counts.
   bool in_slurm = false;

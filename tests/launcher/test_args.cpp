@@ -110,3 +110,22 @@ TEST_CASE("mpirun args: --launch-agent and MPICH's -launcher-exec", "[args]") {
   CHECK(parse({"-launcher-exec", "rsh", "prog"}).options.launch_agent == "rsh");
   CHECK_FALSE(parse({"--launch-agent", "", "prog"}).ok());
 }
+
+TEST_CASE("host specs: name, name:N; an empty name or a bad count is an error", "[args]") {
+  HostSlot h;
+  std::string error;
+  REQUIRE(parse_host_spec("node1:3", &h, &error));
+  CHECK(h.name == "node1");
+  CHECK(h.slots == 3);
+  REQUIRE(parse_host_spec("node2", &h, &error));
+  CHECK(h.slots == 1);
+  CHECK_FALSE(parse_host_spec(":3", &h, &error));
+  CHECK(error == "no host name in ':3'");
+  CHECK_FALSE(parse_host_spec("a:0", &h, &error));
+  CHECK_FALSE(parse_host_spec("a:x", &h, &error));
+  std::vector<HostSlot> hosts;
+  CHECK_FALSE(parse_hostfile(":4\n", &hosts, &error));  // found by the fuzz replay
+  CHECK(error == "hostfile line 1: no host name in ':4'");
+  REQUIRE(parse_hostfile("n1:2 slots=5\n", &hosts, &error));
+  CHECK(hosts[0].slots == 5);
+}

@@ -30,7 +30,8 @@ TEST_CASE("pmi wire: values may contain '=' and be empty", "[pmi]") {
 TEST_CASE("pmi wire: malformed lines are rejected with a reason", "[pmi]") {
   Message m;
   std::string error;
-  for (const char* bad : {"", "\n", "   \n", "hello", "key=v cmd=put", "cmd=put junk", "=x cmd=y", "cmd=a\nb=c\n"}) {
+  for (const char* bad : {"", "\n", "   \n", "hello", "key=v cmd=put", "cmd=put junk", "=x cmd=y", "cmd=a\nb=c\n",
+                          "cmd= k=p"}) {  // the last found by the fuzzer: no command named
     error.clear();
     CHECK_FALSE(parse_line(bad, &m, &error));
     CHECK_FALSE(error.empty());
