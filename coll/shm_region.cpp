@@ -223,7 +223,8 @@ void ShmRegion::wait_until(int writer, Ready ready) {
         mine.value.store(static_cast<std::uint64_t>(writer) + 1, std::memory_order_relaxed);
         announced = true;
       }
-      runtime_.note_shared_memory_wait(&comm_text_, writer);  // for a hang report made in yield_once
+      // For a hang report made in yield_once.
+      runtime_.note_shared_memory_wait(&comm_text_, writer, peer_world_[static_cast<std::size_t>(writer)]);
       runtime_.yield_once(idle, [](const void* r) { return (*static_cast<const Ready*>(r))(); }, &ready);
       runtime_.note_shared_memory_wait(nullptr, -1);
       if (ready()) return;

@@ -27,6 +27,13 @@ bool write_all(int fd, std::string_view bytes) {
 void LineForwarder::emit(std::string_view line_with_newline) {
   if (!needle_.empty() && !saw_needle_ && line_with_newline.find(needle_) != std::string_view::npos)
     saw_needle_ = true;
+  if (!capture_marker_.empty()) {
+    if (auto at = line_with_newline.find(capture_marker_); at != std::string_view::npos) {
+      std::string_view rest = line_with_newline.substr(at);
+      if (!rest.empty() && rest.back() == '\n') rest.remove_suffix(1);
+      captured_.assign(rest);
+    }
+  }
   if (prefix_.empty()) {
     write_all(out_fd_, line_with_newline);
     return;

@@ -25,6 +25,10 @@ class LineForwarder {
   // report).
   void watch_for(std::string needle) { needle_ = std::move(needle); }
   bool saw_needle() const { return saw_needle_; }
+  // Keeps the last forwarded line that contains `marker`, from the marker on without its '\n' (the
+  // wait summary of a hang report: "waiting on world ranks: 1 3").
+  void capture(std::string marker) { capture_marker_ = std::move(marker); }
+  const std::string& captured() const { return captured_; }
 
   // A partial line longer than this is written out without waiting for its end.
   static constexpr std::size_t kMaxPartialLine = 1 << 20;
@@ -37,6 +41,8 @@ class LineForwarder {
   std::string partial_;
   std::string needle_;
   bool saw_needle_ = false;
+  std::string capture_marker_;
+  std::string captured_;
 };
 
 }  // namespace fabmpi::launcher

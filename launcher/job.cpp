@@ -24,6 +24,7 @@
 #include "common/log.hpp"
 #include "launcher/io_forward.hpp"
 #include "launcher/pmi_server.hpp"
+#include "launcher/wait_graph.hpp"
 
 namespace fabmpi::launcher {
 namespace {
@@ -113,6 +114,7 @@ class JobRunner {
   void loop();
   void report_barrier();
   void report_silent_ranks();
+  void report_wait_graph();
   void on_signal();
   void on_pmi_readable(RankSlot& slot);
   void apply(PmiActions& actions);
@@ -197,6 +199,7 @@ bool JobRunner::start_ranks() {
     slot.out_lines.emplace(1, prefix);
     slot.err_lines.emplace(2, prefix);
     slot.err_lines->watch_for("fabmpi: rank " + std::to_string(r) + ": hang report");
+    slot.err_lines->capture("waiting on world ranks:");
 
     RankLaunchSpec spec;
     spec.rank = r;
@@ -545,6 +548,31 @@ void JobRunner::report_silent_ranks() {
   say(ranks_text(silent) + " printed no hang report: not waiting in MPI (computing, or blocked outside MPI)");
 }
 
+// The ranks' wait summaries as one graph: deadlock cycles, and waits on ranks that will not answer.
+void JobRunner::report_wait_graph() {
+  std::vector<RankWaitState> states(static_cast<std::size_t>(config_.np));
+  bool any_report = false;
+  for (int r = 0; r < config_.np; ++r) {
+    const RankSlot& slot = ranks_[static_cast<std::size_t>(r)];
+    RankWaitState& s = states[static_cast<std::size_t>(r)];
+    if (slot.reaped) {
+      s.kind = RankWaitState::Kind::exited;
+      const int status = slot.process ? slot.process->wait_status() : 0;
+      s.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+    } else if (server_.finalized(r)) {
+      s.kind = RankWaitState::Kind::finalized;
+    } else if (server_.in_barrier(r)) {
+      s.kind = RankWaitState::Kind::in_barrier;
+    } else if (slot.err_lines && slot.err_lines->saw_needle()) {
+      s.kind = RankWaitState::Kind::waiting;
+      any_report = true;
+      parse_wait_summary(slot.err_lines->captured(), &s.waits_for, &s.any_source);
+    }
+  }
+  if (!any_report) return;
+  for (const std::string& line : explain_waits(states)) say(line);
+}
+
 void JobRunner::loop() {
   while (true) {
     // Reap first: every exit is judged once, after the rank's last PMI bytes are read.
@@ -556,6 +584,7 @@ void JobRunner::loop() {
     if (phase_ == Phase::running && job_deadline_ && now >= *job_deadline_) {
       report_barrier();
       report_silent_ranks();
+      report_wait_graph();
       fail(124, "job timed out after " + std::to_string(config_.timeout_seconds) +
                     " seconds; terminating the job (ranks that were waiting in MPI printed what for, above)");
     }

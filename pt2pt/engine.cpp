@@ -729,6 +729,23 @@ std::string rank_text(int rank) { return rank == MPI_ANY_SOURCE ? "any source" :
 std::string tag_text(int tag) { return tag == MPI_ANY_TAG ? "any tag" : "tag " + std::to_string(tag); }
 }  // namespace
 
+void Engine::waited_ranks(std::vector<int>* world_ranks, bool* any) const {
+  const Impl& m = *impl_;
+  const ContextIdPool& ids = *m.runtime.context_ids();
+  m.posted.for_each([&](const Envelope& e, const RecvOpRef&) {
+    if (e.source == MPI_ANY_SOURCE) {
+      *any = true;
+      return;
+    }
+    const int world = ids.peer_world_rank(e.context, e.source);
+    if (world >= 0) world_ranks->push_back(world);
+  });
+  // Sends that wait for their receiver: announced (rendezvous) or synchronous.
+  for (const auto& [id, op] : m.sends)
+    if (op.kind == WireKind::rts || op.kind == WireKind::eager_sync) world_ranks->push_back(op.dest_world);
+  for (const auto& [token, op] : m.reads) world_ranks->push_back(op->peer);
+}
+
 void Engine::describe_waiting(std::vector<std::string>* lines) const {
   const Impl& m = *impl_;
   const ContextIdPool& ids = *m.runtime.context_ids();

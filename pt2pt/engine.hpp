@@ -85,6 +85,7 @@ class Engine : public ProgressSource {
   int progress() override;
   // Posted receives, messages arrived and not received, sends waiting for their receiver, reads.
   void describe_waiting(std::vector<std::string>* lines) const override;
+  void waited_ranks(std::vector<int>* world_ranks, bool* any) const override;
   // For a rank with nothing to do: blocks until a message may have arrived or timeout_us passes, when
   // every peer it has is reached over native shared memory (their sends wake it). Returns false at
   // once otherwise (other transports, or local work pending); the caller then yields instead.

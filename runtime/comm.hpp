@@ -65,9 +65,10 @@ class Comm {
   int peer_size() const noexcept { return peer_group().size(); }
   // Intercommunicators: the companion intracommunicator over the local group (same group and rank).
   const std::shared_ptr<Comm>& local_comm() const noexcept { return local_comm_; }
-  void make_inter(GroupRef remote_group, std::shared_ptr<Comm> local_comm) noexcept {
+  void make_inter(GroupRef remote_group, std::shared_ptr<Comm> local_comm) {
     remote_group_ = std::move(remote_group);
     local_comm_ = std::move(local_comm);
+    if (context_pool_) context_pool_->set_peers(context_id_, remote_group_);
   }
 
   // Sequence number of the next collective on this communicator: every member issues collectives in
@@ -77,7 +78,10 @@ class Comm {
   // separate count so that they never shift the collectives' numbering.
   std::uint32_t next_creation_sequence() noexcept { return creation_sequence_++; }
   // The pool this communicator's context id goes back to when it is destroyed (set on creation).
-  void set_context_id_pool(std::shared_ptr<ContextIdPool> pool) noexcept { context_pool_ = std::move(pool); }
+  void set_context_id_pool(std::shared_ptr<ContextIdPool> pool) {
+    context_pool_ = std::move(pool);
+    context_pool_->set_peers(context_id_, remote_group_ ? remote_group_ : group_);
+  }
 
   ErrhandlerRef errhandler;
   std::string name;

@@ -1,5 +1,7 @@
 #include "runtime/context_ids.hpp"
 
+#include "runtime/group.hpp"
+
 #include <bit>
 
 namespace fabmpi {
@@ -53,6 +55,19 @@ void ContextIdPool::release(std::uint32_t id) {
   std::lock_guard lock(mutex_);
   used_[id / 64] &= ~(1ull << (id % 64));
   names_.erase(id);
+  peers_.erase(id);
+}
+
+void ContextIdPool::set_peers(std::uint32_t id, std::shared_ptr<const Group> peers) {
+  std::lock_guard lock(mutex_);
+  peers_[id] = std::move(peers);
+}
+
+int ContextIdPool::peer_world_rank(std::uint32_t id, int rank) const {
+  std::lock_guard lock(mutex_);
+  auto it = peers_.find(id);
+  if (it == peers_.end() || rank < 0 || rank >= it->second->size()) return -1;
+  return it->second->world_rank(rank);
 }
 
 void ContextIdPool::set_name(std::uint32_t id, const std::string& name) {

@@ -17,12 +17,15 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <string>
 #include <vector>
 
 namespace fabmpi {
+
+class Group;
 
 class ContextIdPool {
  public:
@@ -65,6 +68,11 @@ class ContextIdPool {
   // that know only the id (the point-to-point engine's hang report lines). release() forgets it.
   void set_name(std::uint32_t id, const std::string& name);
   std::string name_of(std::uint32_t id) const;
+  // The world ranks a communicator's point-to-point ranks name (its group, or an intercommunicator's
+  // remote group), kept per id until release() like the name: hang reports translate the ranks of
+  // waiting receives with it. peer_world_rank answers -1 when unknown.
+  void set_peers(std::uint32_t id, std::shared_ptr<const Group> peers);
+  int peer_world_rank(std::uint32_t id, int rank) const;
   std::size_t in_use_count() const;
   // The lowest window after `window` with an id free and unreserved, or kNoWindow.
   std::uint32_t next_window_with_free(std::uint32_t window) const;
@@ -75,6 +83,7 @@ class ContextIdPool {
   std::vector<std::uint64_t> reserved_;
   std::multiset<std::uint64_t> agreements_;
   std::map<std::uint32_t, std::string> names_;
+  std::map<std::uint32_t, std::shared_ptr<const Group>> peers_;
 };
 
 // What every member concludes from the combined result of one agreement round (the same on all).

@@ -113,6 +113,8 @@ Rc Runtime::create(Options options, std::unique_ptr<Runtime>* out) {
                                      std::make_shared<Group>(std::vector<int>{rt->world_rank_}), 0);
   rt->self_->name = "MPI_COMM_SELF";
   rt->self_->errhandler = predefined_errhandler(Errhandler::Kind::are_fatal);
+  rt->context_ids_->set_peers(ContextIdPool::kWorldId, rt->world_->group());
+  rt->context_ids_->set_peers(ContextIdPool::kSelfId, rt->self_->group());
 
   FABMPI_TRY(pt2pt::Engine::create(*rt, &rt->pt2pt_));
   rt->add_progress_source(rt->pt2pt_.get());
@@ -252,6 +254,19 @@ void Runtime::report_hang(const std::string& why) const {
   for (const ProgressSource* source : progress_sources_) source->describe_waiting(&lines);
   if (lines.empty())
     lines.push_back("no operation in flight here");
+  // The same as world ranks in one line mpirun reads (launcher/wait_graph.hpp): "waiting on world ranks: 1 3 any".
+  std::vector<int> waited;
+  bool any = false;
+  if (shm_wait_comm_ && shm_wait_world_rank_ >= 0) waited.push_back(shm_wait_world_rank_);
+  for (const ProgressSource* source : progress_sources_) source->waited_ranks(&waited, &any);
+  std::sort(waited.begin(), waited.end());
+  waited.erase(std::unique(waited.begin(), waited.end()), waited.end());
+  if (!waited.empty() || any) {
+    std::string summary = "waiting on world ranks:";
+    for (int r : waited) summary += " " + std::to_string(r);
+    if (any) summary += " any";
+    lines.push_back(summary);
+  }
   for (const std::string& line : lines) text += prefix + "  " + line + "\n";
   // One write: the report stays in one piece between other ranks' output.
   (void)!::write(STDERR_FILENO, text.data(), text.size());

@@ -36,6 +36,9 @@ class ProgressSource {
   virtual int progress() = 0;
   // One line per operation still in flight, for hang reports (Runtime::report_hang).
   virtual void describe_waiting(std::vector<std::string>* lines) const { (void)lines; }
+  // The world ranks those operations wait for (a receive's source, a send's receiver); *any when a
+  // receive takes any source. mpirun joins every rank's list into a wait-for graph (deadlock cycles).
+  virtual void waited_ranks(std::vector<int>* world_ranks, bool* any) const { (void)world_ranks; (void)any; }
 };
 
 // User-defined error classes, codes and strings (MPI_Add_error_*).
@@ -164,9 +167,10 @@ class Runtime {
     }
   }
   // A blocking shared-memory collective's idle step says whom it waits for (coll/shm_region.cpp); null: none.
-  void note_shared_memory_wait(const std::string* comm_text, int rank) noexcept {
+  void note_shared_memory_wait(const std::string* comm_text, int rank, int world_rank = -1) noexcept {
     shm_wait_comm_ = comm_text;
     shm_wait_rank_ = rank;
+    shm_wait_world_rank_ = world_rank;
   }
 
   // The context ids this process has in use (runtime/context_ids.hpp); communicator creation
@@ -221,6 +225,7 @@ class Runtime {
   const std::atomic<const char*>* current_call_ = nullptr;
   const std::string* shm_wait_comm_ = nullptr;
   int shm_wait_rank_ = -1;
+  int shm_wait_world_rank_ = -1;
   bool finalized_ = false;
 };
 

@@ -12,7 +12,9 @@ mpirun, prog = sys.argv[1], sys.argv[2]
 cases = [
     ("recv", {}, 3, ["fabmpi: rank 0: hang report: mpirun's --timeout", "rank 0: hang report", "in MPI_Recv",
                      "rank 0:   receive from rank 1, tag 5 on MPI_COMM_WORLD: no matching message",
-                     "rank 1:   receive from rank 0, tag 5 on MPI_COMM_WORLD"]),
+                     "rank 1:   receive from rank 0, tag 5 on MPI_COMM_WORLD",
+                     "rank 0:   waiting on world ranks: 1",
+                     "mpirun: deadlock: rank 0 waits for rank 1, which waits for rank 0"]),
     ("unexpected", {}, 3, ["rank 0:   receive from rank 1, tag 8 on MPI_COMM_WORLD",
                            "rank 0:   message from rank 1, tag 9 on MPI_COMM_WORLD (4 bytes) arrived and is not received",
                            "rank 1:   receive from rank 0, tag 10 on MPI_COMM_WORLD"]),
@@ -24,25 +26,29 @@ cases = [
     ("collective", {"FABMPI_ALLREDUCE_ALGORITHM": "recursive_doubling"}, 3,
      ["rank 0: hang report", "in MPI_Allreduce",
       "rank 0:   collective allreduce (recursive_doubling) on MPI_COMM_WORLD, rank 0 of 2: in progress",
-      "rank 1:   message from rank 0, tag 0 on MPI_COMM_WORLD (collective traffic)"]),
+      "rank 1:   message from rank 0, tag 0 on MPI_COMM_WORLD (collective traffic)",
+      "mpirun: deadlock: rank 0 waits for rank 1, which waits for rank 0"]),
     ("neighbor", {}, 3, ["rank 0: hang report", "in MPI_Neighbor_alltoall",
                          "rank 0:   receive from rank 1, tag 0 on ring (collective traffic)",
                          "rank 0:   collective MPI_Neighbor_alltoall on ring, rank 0 of 2: in progress",
                          "rank 1:   receive from rank 0, tag 11 on MPI_COMM_WORLD"]),
     ("shm_collective", {}, 3, ["rank 0: hang report", "in MPI_Allreduce",
                                "rank 0:   shared-memory collective on MPI_COMM_WORLD: waiting for rank 1 of it",
-                               "rank 1:   receive from rank 0, tag 7 on MPI_COMM_WORLD"]),
+                               "rank 1:   receive from rank 0, tag 7 on MPI_COMM_WORLD",
+                               "mpirun: deadlock: rank 0 waits for rank 1, which waits for rank 0"]),
     ("polling", {}, 3, ["rank 0: hang report", "in MPI_Test",
                         "rank 0:   receive from rank 1, tag 6 on MPI_COMM_WORLD",
                         "rank 1:   receive from rank 0, tag 6 on MPI_COMM_WORLD"]),
     # mpirun names the rank that printed nothing: it was not waiting in MPI.
     ("computing", {}, 3, ["rank 0:   receive from rank 1, tag 1 on MPI_COMM_WORLD",
-                          "mpirun: rank 1 printed no hang report: not waiting in MPI"]),
+                          "mpirun: rank 1 printed no hang report: not waiting in MPI",
+                          "mpirun: rank 0 waits for rank 1, which is not waiting in MPI (computing, or blocked outside MPI)"]),
     # An erroneous program: MPI_Finalize cannot complete a send nobody receives; rank 1 waits for rank 0 in
     # the closing barrier, which only mpirun sees (one report, from rank 0).
     ("unmatched", {}, 3, ["rank 0: hang report", "in MPI_Finalize",
                           "rank 0:   send of 1048576 bytes to world rank 1, tag 2 on MPI_COMM_WORLD: announced",
-                          "mpirun: rank 1 waits in the job-wide barrier of MPI_Init or MPI_Finalize for rank 0"]),
+                          "mpirun: rank 1 waits in the job-wide barrier of MPI_Init or MPI_Finalize for rank 0",
+                          "mpirun: rank 0 waits for rank 1, which waits in MPI_Init's or MPI_Finalize's job-wide barrier"]),
     # Without --timeout's deadline: after 1 s without progress, and the job goes on (ended by the timeout).
     ("recv", {"FABMPI_HANG_REPORT": "1"}, 4, ["no progress for 1.0 s (FABMPI_HANG_REPORT=1); in MPI_Recv",
                                                "rank 1:   receive from rank 0, tag 5 on MPI_COMM_WORLD"]),
@@ -81,7 +87,8 @@ for mode, extra, timeout, expected in cases:
 # mpirun's part: a rank that reached MPI_Finalize waits in the PMI barrier for one that never will.
 p = subprocess.run([mpirun, "--timeout", "3", "-np", "3", prog, "finalize"], capture_output=True, text=True, timeout=60)
 want = "mpirun: ranks 0,2 wait in the job-wide barrier of MPI_Init or MPI_Finalize for rank 1"
-if p.returncode != 124 or want not in p.stderr:
+want2 = "mpirun: rank 1 waits for rank 0, which waits in MPI_Init's or MPI_Finalize's job-wide barrier"
+if p.returncode != 124 or want not in p.stderr or want2 not in p.stderr:
     failures += 1
     print(f"FAIL finalize barrier: rc={p.returncode}\n--- stderr:\n{p.stderr}---")
 else:
