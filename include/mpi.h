@@ -238,6 +238,8 @@ FABMPI_PUBLIC int MPIR_Dup_fn(MPI_Comm oldcomm, int keyval, void *extra_state, v
 
 typedef void (MPI_Comm_errhandler_function)(MPI_Comm *, int *, ...);
 typedef MPI_Comm_errhandler_function MPI_Comm_errhandler_fn;
+typedef void (MPI_Win_errhandler_function)(MPI_Win *, int *, ...);
+typedef MPI_Win_errhandler_function MPI_Win_errhandler_fn;
 
 #define MPI_SUCCESS          0
 #define MPI_ERR_BUFFER       1
@@ -894,6 +896,79 @@ FABMPI_PUBLIC int MPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_funct
 FABMPI_PUBLIC int PMPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval, void *extra_state);
 FABMPI_PUBLIC int MPI_Keyval_free(int *keyval);
 FABMPI_PUBLIC int PMPI_Keyval_free(int *keyval);
+
+/* ---- one-sided communication (rma/window.cpp, runtime/binding/rma.cpp): windows made by MPI_Win_create
+ * and MPI_Win_allocate; fence and passive-target (lock) synchronization; put, get, the accumulates and
+ * the atomics. Not provided: dynamic and shared-memory windows, PSCW (post/start/complete/wait),
+ * request-based operations (MPI_Rput...), window attributes other than the predefined ones. */
+#define MPI_WIN_BASE          0x66000001
+#define MPI_WIN_SIZE          0x66000003
+#define MPI_WIN_DISP_UNIT     0x66000005
+#define MPI_WIN_CREATE_FLAVOR 0x66000007
+#define MPI_WIN_MODEL         0x66000009
+enum { MPI_WIN_FLAVOR_CREATE = 1, MPI_WIN_FLAVOR_ALLOCATE = 2, MPI_WIN_FLAVOR_DYNAMIC = 3, MPI_WIN_FLAVOR_SHARED = 4 };
+enum { MPI_WIN_SEPARATE = 1, MPI_WIN_UNIFIED = 2 };
+#define MPI_LOCK_EXCLUSIVE  234
+#define MPI_LOCK_SHARED     235
+#define MPI_MODE_NOCHECK      1024
+#define MPI_MODE_NOSTORE      2048
+#define MPI_MODE_NOPUT        4096
+#define MPI_MODE_NOPRECEDE    8192
+#define MPI_MODE_NOSUCCEED   16384
+FABMPI_PUBLIC int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win);
+FABMPI_PUBLIC int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win);
+FABMPI_PUBLIC int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win);
+FABMPI_PUBLIC int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win);
+FABMPI_PUBLIC int MPI_Win_free(MPI_Win *win);
+FABMPI_PUBLIC int PMPI_Win_free(MPI_Win *win);
+FABMPI_PUBLIC int MPI_Win_fence(int assert, MPI_Win win);
+FABMPI_PUBLIC int PMPI_Win_fence(int assert, MPI_Win win);
+FABMPI_PUBLIC int MPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win);
+FABMPI_PUBLIC int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win);
+FABMPI_PUBLIC int MPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win);
+FABMPI_PUBLIC int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win);
+FABMPI_PUBLIC int MPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win);
+FABMPI_PUBLIC int PMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win);
+FABMPI_PUBLIC int MPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win);
+FABMPI_PUBLIC int PMPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win);
+FABMPI_PUBLIC int MPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win);
+FABMPI_PUBLIC int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win);
+FABMPI_PUBLIC int MPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win);
+FABMPI_PUBLIC int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win);
+FABMPI_PUBLIC int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win);
+FABMPI_PUBLIC int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win);
+FABMPI_PUBLIC int MPI_Win_unlock(int rank, MPI_Win win);
+FABMPI_PUBLIC int PMPI_Win_unlock(int rank, MPI_Win win);
+FABMPI_PUBLIC int MPI_Win_lock_all(int assert, MPI_Win win);
+FABMPI_PUBLIC int PMPI_Win_lock_all(int assert, MPI_Win win);
+FABMPI_PUBLIC int MPI_Win_unlock_all(MPI_Win win);
+FABMPI_PUBLIC int PMPI_Win_unlock_all(MPI_Win win);
+FABMPI_PUBLIC int MPI_Win_flush(int rank, MPI_Win win);
+FABMPI_PUBLIC int PMPI_Win_flush(int rank, MPI_Win win);
+FABMPI_PUBLIC int MPI_Win_flush_all(MPI_Win win);
+FABMPI_PUBLIC int PMPI_Win_flush_all(MPI_Win win);
+FABMPI_PUBLIC int MPI_Win_flush_local(int rank, MPI_Win win);
+FABMPI_PUBLIC int PMPI_Win_flush_local(int rank, MPI_Win win);
+FABMPI_PUBLIC int MPI_Win_flush_local_all(MPI_Win win);
+FABMPI_PUBLIC int PMPI_Win_flush_local_all(MPI_Win win);
+FABMPI_PUBLIC int MPI_Win_sync(MPI_Win win);
+FABMPI_PUBLIC int PMPI_Win_sync(MPI_Win win);
+FABMPI_PUBLIC int MPI_Win_get_group(MPI_Win win, MPI_Group *group);
+FABMPI_PUBLIC int PMPI_Win_get_group(MPI_Win win, MPI_Group *group);
+FABMPI_PUBLIC int MPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag);
+FABMPI_PUBLIC int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag);
+FABMPI_PUBLIC int MPI_Win_set_name(MPI_Win win, const char *win_name);
+FABMPI_PUBLIC int PMPI_Win_set_name(MPI_Win win, const char *win_name);
+FABMPI_PUBLIC int MPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen);
+FABMPI_PUBLIC int PMPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen);
+FABMPI_PUBLIC int MPI_Win_create_errhandler(MPI_Win_errhandler_function *win_errhandler_fn, MPI_Errhandler *errhandler);
+FABMPI_PUBLIC int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *win_errhandler_fn, MPI_Errhandler *errhandler);
+FABMPI_PUBLIC int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler);
+FABMPI_PUBLIC int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler);
+FABMPI_PUBLIC int MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler);
+FABMPI_PUBLIC int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler);
+FABMPI_PUBLIC int MPI_Win_call_errhandler(MPI_Win win, int errorcode);
+FABMPI_PUBLIC int PMPI_Win_call_errhandler(MPI_Win win, int errorcode);
 
 /* ---- generalized requests (runtime/binding/grequest.cpp) */
 typedef int (MPI_Grequest_query_function)(void *extra_state, MPI_Status *status);

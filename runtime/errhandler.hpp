@@ -10,8 +10,9 @@ namespace fabmpi {
 struct Errhandler {
   enum class Kind { are_fatal, errors_return, errors_abort, user };
   Kind kind = Kind::are_fatal;
-  MPI_Comm_errhandler_function* comm_fn = nullptr;
+  MPI_Comm_errhandler_function* comm_fn = nullptr;  // MPI_Comm_create_errhandler
   int handle = MPI_ERRHANDLER_NULL;  // set by the binding layer
+  MPI_Win_errhandler_function* win_fn = nullptr;    // MPI_Win_create_errhandler
 };
 
 using ErrhandlerRef = std::shared_ptr<Errhandler>;

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "runtime/binding/library.hpp"
+#include "rma/window.hpp"
 
 namespace fabmpi::binding {
 
@@ -91,16 +92,21 @@ int ApiCall::finish(Rc rc) {
   Library& lib = library();
   if (lib.state != LibraryState::initialized) abort_job(rank_before_init(), name_, code, last_failure_reason());
   const Comm* target = error_comm_ ? error_comm_ : lib.runtime->world().get();
-  const ErrhandlerRef handler = target->errhandler;
+  const ErrhandlerRef handler = error_win_ ? error_win_->errhandler : target->errhandler;
   const std::string reason = last_failure_reason();
   clear_failure_reason();
   switch (handler->kind) {
     case Errhandler::Kind::errors_return: return code;
     case Errhandler::Kind::user: {
-      MPI_Comm h = target->handle;
       // The user's handler may call MPI: let it in.
       if (locked_) unlock();
-      handler->comm_fn(&h, &code);
+      if (error_win_ && handler->win_fn) {
+        MPI_Win w = error_win_->handle;
+        handler->win_fn(&w, &code);
+      } else if (handler->comm_fn) {
+        MPI_Comm h = target->handle;
+        handler->comm_fn(&h, &code);
+      }
       return code;
     }
     case Errhandler::Kind::are_fatal:

@@ -20,6 +20,10 @@
 #include "runtime/request.hpp"
 #include "runtime/runtime.hpp"
 
+namespace fabmpi::rma {
+class Window;
+}
+
 namespace fabmpi::binding {
 
 enum class LibraryState { not_initialized, initialized, finalized };
@@ -35,6 +39,7 @@ struct Library {
   HandleTable<Info, ObjectKind::info> infos;
   HandleTable<Keyval, ObjectKind::keyval> keyvals;
   HandleTable<Request, ObjectKind::request> requests;
+  HandleTable<rma::Window, ObjectKind::win> windows;
   // The MPI function the application is in (ApiCall sets and restores it), for hang reports only:
   // with several threads in the library it names one of their calls.
   std::atomic<const char*> current_call{nullptr};
@@ -99,6 +104,8 @@ class ApiCall {
     }
     return comm_lookup(handle, out);
   }
+  // Errors of a window call go to the window's handler (rma/window.hpp; the call holds the window).
+  void report_to_window(const rma::Window* window) { error_win_ = window; }
   // Errors not tied to a communicator go to MPI_COMM_WORLD's handler (this is also the default).
   void report_to(const CommRef& comm) {
     error_comm_owner_ = comm;
@@ -136,6 +143,7 @@ class ApiCall {
   // only one thread can be in the library, are borrowed: no reference count on the fast path).
   const Comm* error_comm_ = nullptr;
   CommRef error_comm_owner_;
+  const rma::Window* error_win_ = nullptr;
   bool locked_ = false;
 };
 

@@ -1,0 +1,623 @@
+#include "rma/window.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+#include "coll/collectives.hpp"
+#include "common/log.hpp"
+#include "pt2pt/engine.hpp"
+#include "runtime/comm_create.hpp"
+
+namespace fabmpi::rma {
+
+namespace {
+
+using pt2pt::Channel;
+using pt2pt::SendMode;
+
+// Tags on the window's private communicator (user channel: nothing else uses it).
+constexpr int kHeaderTag = 1;
+constexpr int kGrantTag = 2;
+constexpr int kUnlockAckTag = 3;
+constexpr int kFlushAckTag = 4;
+constexpr int kDataTagBase = 0x100;
+constexpr std::uint32_t kDataTagMask = 0x0fffffff;
+// What the target sends back (a get's data, the old contents) travels on the data tag with this bit: an
+// operation on this process's own window would otherwise match its reply with its own operand.
+constexpr int kReplyBit = 0x10000000;
+
+const DatatypeRef& byte_type() {
+  static const DatatypeRef type = builtin_datatype(MPI_BYTE);
+  return type;
+}
+
+// The predefined type of an accumulate's elements (what the op is applied to), or MPI_BYTE for types
+// with no arithmetic (MPI_REPLACE and MPI_NO_OP move bytes).
+MPI_Datatype predefined_for(ElementType e) {
+  switch (e) {
+    case ElementType::i8: return MPI_INT8_T;
+    case ElementType::u8: return MPI_UINT8_T;
+    case ElementType::i16: return MPI_INT16_T;
+    case ElementType::u16: return MPI_UINT16_T;
+    case ElementType::i32: return MPI_INT32_T;
+    case ElementType::u32: return MPI_UINT32_T;
+    case ElementType::i64: return MPI_INT64_T;
+    case ElementType::u64: return MPI_UINT64_T;
+    case ElementType::f32: return MPI_FLOAT;
+    case ElementType::f64: return MPI_DOUBLE;
+    case ElementType::f80: return MPI_LONG_DOUBLE;
+    case ElementType::c_float: return MPI_C_FLOAT_COMPLEX;
+    case ElementType::c_double: return MPI_C_DOUBLE_COMPLEX;
+    case ElementType::c_long_double: return MPI_C_LONG_DOUBLE_COMPLEX;
+    case ElementType::boolean: return MPI_C_BOOL;
+    case ElementType::float_int: return MPI_FLOAT_INT;
+    case ElementType::double_int: return MPI_DOUBLE_INT;
+    case ElementType::long_int: return MPI_LONG_INT;
+    case ElementType::short_int: return MPI_SHORT_INT;
+    case ElementType::int_int: return MPI_2INT;
+    case ElementType::long_double_int: return MPI_LONG_DOUBLE_INT;
+    default: return MPI_BYTE;
+  }
+}
+
+}  // namespace
+
+// An operation from one origin, served at this target in header order.
+struct Window::Incoming {
+  int origin = 0;
+  Header h{};
+  DatatypeRef layout;               // the target memory's layout (h.count elements)
+  std::vector<std::byte> data;      // accumulate operand(s), received packed
+  std::vector<RequestRef> waiting;  // its data receive, or a get's send
+  bool posted = false;
+};
+
+// A condition some synchronization waits for, completed by the window's progress.
+namespace {
+class ConditionRequest final : public Request {
+ public:
+  ConditionRequest() : Request(Kind::generalized) {}
+};
+}  // namespace
+
+Rc Window::create(const CommRef& comm, void* base, MPI_Aint size, int disp_unit, bool allocate,
+                  std::shared_ptr<Window>* out) {
+  auto w = std::shared_ptr<Window>(new Window());
+  w->runtime_ = &comm->runtime();
+  FABMPI_TRY(comm_create::dup(comm, &w->comm_));
+  w->comm_->name = "(window)";
+  w->size_ = size;
+  w->disp_unit_ = disp_unit;
+  w->allocated_ = allocate;
+  if (allocate && size > 0) {
+    const auto bytes = (static_cast<std::size_t>(size) + 63) / 64 * 64;
+    w->base_ = std::aligned_alloc(64, bytes);
+    if (!w->base_) return fail(MPI_ERR_NO_MEM, "cannot allocate a window of %lld bytes", static_cast<long long>(size));
+  } else {
+    w->base_ = base;
+  }
+  const int n = w->comm_->size();
+  // Every member's size and displacement unit: origins check ranges and send byte displacements.
+  std::vector<std::int64_t> mine{static_cast<std::int64_t>(size), disp_unit};
+  std::vector<std::int64_t> all(2 * static_cast<std::size_t>(n));
+  RequestRef r;
+  const DatatypeRef i64 = builtin_datatype(MPI_INT64_T);
+  FABMPI_TRY(coll::start_allgather(coll::Collective::allgather, w->comm_, mine.data(), 2, i64, all.data(), 2, {}, {},
+                                   i64, &r));
+  FABMPI_TRY(w->wait_for(r));
+  for (int i = 0; i < n; ++i) {
+    w->sizes_.push_back(static_cast<MPI_Aint>(all[2 * static_cast<std::size_t>(i)]));
+    w->disp_units_.push_back(static_cast<int>(all[2 * static_cast<std::size_t>(i) + 1]));
+  }
+  w->size_attribute = size;
+  w->disp_unit_attribute = disp_unit;
+  w->flavor_attribute = w->flavor();
+  w->sent_to_.assign(static_cast<std::size_t>(n), 0);
+  w->tag_seq_.assign(static_cast<std::size_t>(n), 0);
+  w->done_from_.assign(static_cast<std::size_t>(n), 0);
+  w->incoming_.resize(static_cast<std::size_t>(n));
+  w->header_queue_.resize(static_cast<std::size_t>(n));
+  w->runtime_->add_progress_source(w.get());
+  w->registered_ = true;
+  *out = std::move(w);
+  return Rc();
+}
+
+Window::~Window() {
+  if (registered_) runtime_->remove_progress_source(this);
+  if (allocated_) std::free(base_);
+}
+
+// ---- origin side
+
+Rc Window::wait_for(const RequestRef& request) {
+  runtime_->wait(*request);
+  if (request->error != MPI_SUCCESS) return fail(request->error, "an RMA message failed (error %d)", request->error);
+  return Rc();
+}
+
+Rc Window::wait_all_local() {
+  // Waiting progresses the target side too (this process serves others meanwhile).
+  while (!local_pending_.empty()) {
+    RequestRef r = local_pending_.back();
+    local_pending_.pop_back();
+    FABMPI_TRY(wait_for(r));
+  }
+  staging_.clear();
+  return Rc();
+}
+
+Rc Window::wait_until(std::function<bool()> condition) {
+  auto request = std::make_shared<ConditionRequest>();
+  condition_ = std::move(condition);
+  condition_request_ = request;
+  progress();
+  runtime_->wait(*request);
+  condition_ = nullptr;
+  condition_request_.reset();
+  return Rc();
+}
+
+Rc Window::check_epoch(int target, const char* what) const {
+  if (fence_epoch_ || locks_.count(target)) return Rc();
+  return fail(MPI_ERR_RMA_SYNC, "%s to rank %d outside an access epoch (MPI_Win_fence, MPI_Win_lock or "
+              "MPI_Win_lock_all first)", what, target);
+}
+
+Rc Window::check_range(int target, MPI_Aint target_disp, int target_count, const Datatype& type) const {
+  if (target_count == 0 || type.size() == 0) return Rc();
+  if (target_disp < 0) return fail(MPI_ERR_DISP, "negative target displacement %lld", static_cast<long long>(target_disp));
+  const auto t = static_cast<std::size_t>(target);
+  const MPI_Aint first = target_disp * disp_units_[t] + type.true_lb();
+  const MPI_Aint last = target_disp * disp_units_[t] + static_cast<MPI_Aint>(target_count - 1) * type.extent() +
+                        type.true_lb() + type.true_extent();
+  if (first < 0 || last > sizes_[t])
+    return fail(MPI_ERR_RMA_RANGE,
+                "the access [%lld, %lld) falls outside rank %d's window of %lld bytes", static_cast<long long>(first),
+                static_cast<long long>(last), target, static_cast<long long>(sizes_[t]));
+  return Rc();
+}
+
+int Window::next_data_tag(int target) {
+  return kDataTagBase + static_cast<int>(tag_seq_[static_cast<std::size_t>(target)]++ & kDataTagMask);
+}
+
+Rc Window::send_header(int target, Header h, const Datatype* layout) {
+  auto message = std::make_shared<std::vector<std::byte>>(sizeof(Header));
+  if (layout && !layout->is_contiguous()) {
+    const auto& blocks = layout->blocks();
+    h.nblocks = static_cast<std::uint32_t>(blocks.size());
+    message->resize(sizeof(Header) + blocks.size() * sizeof(Block));
+    std::memcpy(message->data() + sizeof(Header), blocks.data(), blocks.size() * sizeof(Block));
+  }
+  std::memcpy(message->data(), &h, sizeof h);
+  RequestRef r;
+  FABMPI_TRY(runtime_->pt2pt().isend(message->data(), message->size(), byte_type(), target, kHeaderTag, comm_,
+                                     Channel::user, SendMode::standard, &r));
+  local_pending_.push_back(std::move(r));
+  staging_.push_back(std::move(message));
+  return Rc();
+}
+
+namespace {
+// The header fields describing the target memory of an operation.
+Window::Header target_header(Window::Kind kind, MPI_Aint disp_bytes, int count, const Datatype& type) {
+  Window::Header h{};
+  h.kind = kind;
+  if (type.is_contiguous()) {
+    h.disp = disp_bytes + type.true_lb();
+    h.count = static_cast<std::uint64_t>(count) * type.size();
+  } else {
+    h.disp = disp_bytes;
+    h.count = static_cast<std::uint64_t>(count);
+    h.extent = type.extent();
+  }
+  h.bytes = static_cast<std::uint64_t>(count) * type.size();
+  return h;
+}
+}  // namespace
+
+Rc Window::put(const void* origin, int origin_count, const DatatypeRef& origin_type, int target, MPI_Aint target_disp,
+               int target_count, const DatatypeRef& target_type) {
+  if (target == MPI_PROC_NULL) return Rc();
+  FABMPI_TRY(check_epoch(target, "MPI_Put"));
+  FABMPI_TRY(check_range(target, target_disp, target_count, *target_type));
+  Header h = target_header(Kind::put, target_disp * disp_units_[static_cast<std::size_t>(target)], target_count,
+                           *target_type);
+  h.data_tag = next_data_tag(target);
+  FABMPI_TRY(send_header(target, h, target_type.get()));
+  RequestRef r;
+  FABMPI_TRY(runtime_->pt2pt().isend(origin, static_cast<std::size_t>(origin_count), origin_type, target, h.data_tag,
+                                     comm_, Channel::user, SendMode::standard, &r));
+  local_pending_.push_back(std::move(r));
+  ++sent_to_[static_cast<std::size_t>(target)];
+  return Rc();
+}
+
+Rc Window::get(void* origin, int origin_count, const DatatypeRef& origin_type, int target, MPI_Aint target_disp,
+               int target_count, const DatatypeRef& target_type) {
+  if (target == MPI_PROC_NULL) return Rc();
+  FABMPI_TRY(check_epoch(target, "MPI_Get"));
+  FABMPI_TRY(check_range(target, target_disp, target_count, *target_type));
+  Header h = target_header(Kind::get, target_disp * disp_units_[static_cast<std::size_t>(target)], target_count,
+                           *target_type);
+  h.data_tag = next_data_tag(target);
+  RequestRef r;
+  FABMPI_TRY(runtime_->pt2pt().irecv(origin, static_cast<std::size_t>(origin_count), origin_type, target,
+                                     h.data_tag | kReplyBit, comm_, Channel::user, &r));
+  local_pending_.push_back(std::move(r));
+  FABMPI_TRY(send_header(target, h, target_type.get()));
+  ++sent_to_[static_cast<std::size_t>(target)];
+  return Rc();
+}
+
+Rc Window::accumulate(const void* origin, int origin_count, const DatatypeRef& origin_type, void* result,
+                      int result_count, const DatatypeRef& result_type, int target, MPI_Aint target_disp,
+                      int target_count, const DatatypeRef& target_type, const OpRef& op) {
+  if (target == MPI_PROC_NULL) return Rc();
+  const bool fetch = result != nullptr || result_type != nullptr;
+  const char* what = fetch ? "MPI_Get_accumulate" : "MPI_Accumulate";
+  FABMPI_TRY(check_epoch(target, what));
+  FABMPI_TRY(check_range(target, target_disp, target_count, *target_type));
+  const bool no_op = op->predefined() == MPI_NO_OP;
+  if (!no_op && origin_type->element_type() != target_type->element_type())
+    return fail(MPI_ERR_TYPE, "%s: the origin and target datatypes are built from different predefined types", what);
+  if (!no_op && static_cast<std::size_t>(origin_count) * origin_type->size() !=
+                    static_cast<std::size_t>(target_count) * target_type->size())
+    return fail(MPI_ERR_COUNT, "%s: the origin moves %zu bytes, the target layout holds %zu", what,
+                static_cast<std::size_t>(origin_count) * origin_type->size(),
+                static_cast<std::size_t>(target_count) * target_type->size());
+  Header h = target_header(fetch ? Kind::get_acc : Kind::acc,
+                           target_disp * disp_units_[static_cast<std::size_t>(target)], target_count, *target_type);
+  h.data_tag = next_data_tag(target);
+  h.op = op->predefined();
+  h.element = static_cast<std::uint8_t>(target_type->element_type());
+  if (fetch) {
+    RequestRef r;
+    FABMPI_TRY(runtime_->pt2pt().irecv(result, static_cast<std::size_t>(result_count), result_type, target,
+                                       h.data_tag | kReplyBit, comm_, Channel::user, &r));
+    local_pending_.push_back(std::move(r));
+  }
+  FABMPI_TRY(send_header(target, h, target_type.get()));
+  if (!no_op) {
+    // The operand travels packed (the target applies the op element by element).
+    auto packed = std::make_shared<std::vector<std::byte>>(h.bytes);
+    origin_type->pack(origin, static_cast<std::size_t>(origin_count), 0, packed->data(), packed->size());
+    RequestRef r;
+    FABMPI_TRY(runtime_->pt2pt().isend(packed->data(), packed->size(), byte_type(), target, h.data_tag, comm_,
+                                       Channel::user, SendMode::standard, &r));
+    local_pending_.push_back(std::move(r));
+    staging_.push_back(std::move(packed));
+  }
+  ++sent_to_[static_cast<std::size_t>(target)];
+  return Rc();
+}
+
+Rc Window::compare_and_swap(const void* origin, const void* compare, void* result, const DatatypeRef& type, int target,
+                            MPI_Aint target_disp) {
+  if (target == MPI_PROC_NULL) return Rc();
+  FABMPI_TRY(check_epoch(target, "MPI_Compare_and_swap"));
+  FABMPI_TRY(check_range(target, target_disp, 1, *type));
+  Header h = target_header(Kind::cas, target_disp * disp_units_[static_cast<std::size_t>(target)], 1, *type);
+  h.data_tag = next_data_tag(target);
+  RequestRef r;
+  FABMPI_TRY(runtime_->pt2pt().irecv(result, 1, type, target, h.data_tag | kReplyBit, comm_, Channel::user, &r));
+  local_pending_.push_back(std::move(r));
+  FABMPI_TRY(send_header(target, h, type.get()));
+  auto operands = std::make_shared<std::vector<std::byte>>(2 * type->size());
+  type->pack(compare, 1, 0, operands->data(), type->size());
+  type->pack(origin, 1, 0, operands->data() + type->size(), type->size());
+  FABMPI_TRY(runtime_->pt2pt().isend(operands->data(), operands->size(), byte_type(), target, h.data_tag, comm_,
+                                     Channel::user, SendMode::standard, &r));
+  local_pending_.push_back(std::move(r));
+  staging_.push_back(std::move(operands));
+  ++sent_to_[static_cast<std::size_t>(target)];
+  return Rc();
+}
+
+// ---- synchronization
+
+// The target's answer to a lock, unlock or flush: a 0-byte message on the kind's tag.
+Rc Window::request_and_wait(int target, Kind kind, int lock_type) {
+  const int reply_tag = kind == Kind::lock ? kGrantTag : kind == Kind::unlock ? kUnlockAckTag : kFlushAckTag;
+  RequestRef reply;
+  FABMPI_TRY(runtime_->pt2pt().irecv(nullptr, 0, byte_type(), target, reply_tag, comm_, Channel::user, &reply));
+  Header h{};
+  h.kind = kind;
+  h.lock_type = lock_type == MPI_LOCK_EXCLUSIVE ? 1 : 0;
+  h.ops_sent = sent_to_[static_cast<std::size_t>(target)];
+  FABMPI_TRY(send_header(target, h, nullptr));
+  return wait_for(reply);
+}
+
+Rc Window::fence(int assert_flags) {
+  FABMPI_TRY(complete_incoming_and_outgoing());
+  fence_epoch_ = (assert_flags & MPI_MODE_NOSUCCEED) == 0;
+  return Rc();
+}
+
+// Every operation any member started on this window is complete at its target and at its origin.
+Rc Window::complete_incoming_and_outgoing() {
+  // How many operations were sent to this process, ever (running totals, summed per target).
+  std::uint64_t expected = 0;
+  const int one = 1;
+  RequestRef r;
+  FABMPI_TRY(coll::start_reduce_scatter(coll::Collective::reduce_scatter_block, comm_, sent_to_.data(), &expected,
+                                        coll::Counts(&one, 1), builtin_datatype(MPI_UINT64_T), builtin_op(MPI_SUM), &r));
+  FABMPI_TRY(wait_for(r));
+  FABMPI_TRY(wait_until([this, expected] { return done_total_ >= expected; }));
+  FABMPI_TRY(wait_all_local());
+  FABMPI_TRY(coll::start_barrier(comm_, &r));
+  return wait_for(r);
+}
+
+Rc Window::lock(int lock_type, int target, int assert_flags) {
+  if (locks_.count(target))
+    return fail(MPI_ERR_RMA_SYNC, "MPI_Win_lock: rank %d is already locked by this process", target);
+  if (target == MPI_PROC_NULL) return Rc();
+  const bool nocheck = (assert_flags & MPI_MODE_NOCHECK) != 0;
+  if (!nocheck) FABMPI_TRY(request_and_wait(target, Kind::lock, lock_type));
+  locks_[target] = LockHeld{lock_type == MPI_LOCK_EXCLUSIVE, nocheck};
+  return Rc();
+}
+
+Rc Window::unlock(int target) {
+  if (target == MPI_PROC_NULL) return Rc();
+  auto it = locks_.find(target);
+  if (it == locks_.end() || (lock_all_ && !unlocking_all_))
+    return fail(MPI_ERR_RMA_SYNC, "MPI_Win_unlock: rank %d is not locked by MPI_Win_lock in this process", target);
+  // A lock taken with MPI_MODE_NOCHECK was never granted: only completion to wait for.
+  FABMPI_TRY(request_and_wait(target, it->second.nocheck ? Kind::flush : Kind::unlock, 0));
+  FABMPI_TRY(wait_all_local());
+  locks_.erase(it);
+  return Rc();
+}
+
+Rc Window::lock_all(int assert_flags) {
+  if (lock_all_ || !locks_.empty())
+    return fail(MPI_ERR_RMA_SYNC, "MPI_Win_lock_all: this process already holds a lock on the window");
+  for (int t = 0; t < comm_->size(); ++t) FABMPI_TRY(lock(MPI_LOCK_SHARED, t, assert_flags));
+  lock_all_ = true;
+  return Rc();
+}
+
+Rc Window::unlock_all() {
+  if (!lock_all_) return fail(MPI_ERR_RMA_SYNC, "MPI_Win_unlock_all without MPI_Win_lock_all");
+  unlocking_all_ = true;
+  Rc rc;
+  for (int t = 0; t < comm_->size() && rc.ok(); ++t) rc = unlock(t);
+  unlocking_all_ = false;
+  lock_all_ = false;
+  return rc;
+}
+
+Rc Window::flush(int target) {
+  if (target == MPI_PROC_NULL) return Rc();
+  if (!locks_.count(target))
+    return fail(MPI_ERR_RMA_SYNC, "MPI_Win_flush: no passive-target epoch with rank %d", target);
+  FABMPI_TRY(request_and_wait(target, Kind::flush, 0));
+  return wait_all_local();
+}
+
+Rc Window::flush_all() {
+  if (locks_.empty()) return fail(MPI_ERR_RMA_SYNC, "MPI_Win_flush_all outside a passive-target epoch");
+  for (const auto& [target, held] : locks_) FABMPI_TRY(request_and_wait(target, Kind::flush, 0));
+  return wait_all_local();
+}
+
+Rc Window::flush_local(int target) {
+  if (target != MPI_PROC_NULL && !locks_.count(target))
+    return fail(MPI_ERR_RMA_SYNC, "MPI_Win_flush_local: no passive-target epoch with rank %d", target);
+  return wait_all_local();
+}
+
+Rc Window::flush_local_all() {
+  if (locks_.empty()) return fail(MPI_ERR_RMA_SYNC, "MPI_Win_flush_local_all outside a passive-target epoch");
+  return wait_all_local();
+}
+
+Rc Window::free_collective() {
+  if (!locks_.empty()) return fail(MPI_ERR_RMA_SYNC, "MPI_Win_free while this process holds a lock on the window");
+  FABMPI_TRY(complete_incoming_and_outgoing());
+  if (registered_) {
+    runtime_->remove_progress_source(this);
+    registered_ = false;
+  }
+  freed_ = true;
+  return Rc();
+}
+
+// ---- target side
+
+DatatypeRef Window::layout_type(const Header& h, const std::vector<Block>& blocks) const {
+  if (h.nblocks == 0) return byte_type();  // h.count bytes
+  std::vector<int> lengths;
+  std::vector<MPI_Aint> displs;
+  for (const Block& b : blocks) {
+    lengths.push_back(static_cast<int>(b.length));
+    displs.push_back(static_cast<MPI_Aint>(b.offset));
+  }
+  DatatypeRef one = make_hindexed(lengths, displs, byte_type());
+  return make_resized(one, one->lb(), static_cast<MPI_Aint>(h.extent));
+}
+
+void Window::serve_header(int origin, std::vector<std::byte>&& message) {
+  Header h;
+  std::memcpy(&h, message.data(), sizeof h);
+  switch (h.kind) {
+    case Kind::lock:
+      lock_queue_.push_back({origin, h.lock_type == 1});
+      return;
+    case Kind::unlock:
+    case Kind::flush:
+      pending_acks_.push_back({origin, h.kind, h.ops_sent});
+      return;
+    default: break;
+  }
+  auto in = std::make_shared<Incoming>();
+  in->origin = origin;
+  in->h = h;
+  std::vector<Block> blocks(h.nblocks);
+  if (h.nblocks) std::memcpy(blocks.data(), message.data() + sizeof(Header), h.nblocks * sizeof(Block));
+  in->layout = layout_type(h, blocks);
+  pt2pt::Engine& pt2pt = runtime_->pt2pt();
+  std::byte* at = static_cast<std::byte*>(base_) + h.disp;
+  RequestRef r;
+  Rc rc;
+  switch (h.kind) {
+    case Kind::put:
+      rc = pt2pt.irecv(at, h.count, in->layout, origin, h.data_tag, comm_, Channel::user, &r);
+      break;
+    case Kind::get:
+      rc = pt2pt.isend(at, h.count, in->layout, origin, h.data_tag | kReplyBit, comm_, Channel::user,
+                       SendMode::standard, &r);
+      break;
+    case Kind::acc:
+    case Kind::get_acc:
+      if (h.op != MPI_NO_OP) {
+        in->data.resize(h.bytes);
+        rc = pt2pt.irecv(in->data.data(), in->data.size(), byte_type(), origin, h.data_tag, comm_, Channel::user, &r);
+      }
+      break;
+    case Kind::cas:
+      in->data.resize(2 * h.bytes);
+      rc = pt2pt.irecv(in->data.data(), in->data.size(), byte_type(), origin, h.data_tag, comm_, Channel::user, &r);
+      break;
+    default: break;
+  }
+  if (!rc.ok()) FABMPI_LOG(warn, runtime, "RMA: serving rank %d's operation failed", origin);
+  if (r) in->waiting.push_back(std::move(r));
+  incoming_[static_cast<std::size_t>(origin)].push_back(std::move(in));
+}
+
+// Applies an accumulate (and sends the old contents first for the fetching forms): one step, so no
+// other operation sees it half done.
+void Window::apply(Incoming& in) {
+  const Header& h = in.h;
+  std::byte* at = static_cast<std::byte*>(base_) + h.disp;
+  const std::size_t bytes = h.bytes;
+  std::vector<std::byte> current(bytes);
+  in.layout->pack(at, h.count, 0, current.data(), bytes);
+  if (h.kind == Kind::get_acc || h.kind == Kind::cas) {
+    auto reply = std::make_shared<std::vector<std::byte>>(current);
+    RequestRef r;
+    if (runtime_->pt2pt().isend(reply->data(), reply->size(), byte_type(), in.origin, h.data_tag | kReplyBit, comm_,
+                                Channel::user, SendMode::standard, &r).ok()) {
+      replies_.push_back(std::move(r));
+      reply_buffers_.push_back(std::move(reply));
+    }
+  }
+  if (h.kind == Kind::cas) {
+    // operands: compare, then the new value
+    if (bytes > 0 && std::memcmp(current.data(), in.data.data(), bytes) == 0)
+      in.layout->unpack(in.data.data() + bytes, bytes, 0, at, h.count);
+    return;
+  }
+  if (h.op == MPI_NO_OP) return;
+  const DatatypeRef element = builtin_datatype(predefined_for(static_cast<ElementType>(h.element)));
+  const OpRef op = builtin_op(h.op);
+  if (!element || !op || element->size() == 0) return;
+  if (h.op == MPI_REPLACE) {
+    in.layout->unpack(in.data.data(), bytes, 0, at, h.count);
+    return;
+  }
+  op->apply(in.data.data(), current.data(), bytes / element->size(), *element);
+  in.layout->unpack(current.data(), bytes, 0, at, h.count);
+}
+
+void Window::advance_incoming() {
+  for (auto& queue : incoming_) {
+    while (!queue.empty()) {
+      Incoming& in = *queue.front();
+      if (!std::all_of(in.waiting.begin(), in.waiting.end(), [](const RequestRef& r) { return r->is_complete(); }))
+        break;
+      if (in.h.kind == Kind::acc || in.h.kind == Kind::get_acc || in.h.kind == Kind::cas) apply(in);
+      ++done_from_[static_cast<std::size_t>(in.origin)];
+      ++done_total_;
+      queue.pop_front();
+    }
+  }
+}
+
+void Window::send_reply(int origin, int tag) {
+  RequestRef r;
+  if (runtime_->pt2pt().isend(nullptr, 0, byte_type(), origin, tag, comm_, Channel::user, SendMode::standard, &r).ok())
+    replies_.push_back(std::move(r));
+}
+
+void Window::try_grant() {
+  while (!lock_queue_.empty() && exclusive_holder_ < 0) {
+    const LockQueueEntry next = lock_queue_.front();
+    if (next.exclusive && shared_holders_ > 0) return;
+    lock_queue_.erase(lock_queue_.begin());
+    if (next.exclusive) exclusive_holder_ = next.origin;
+    else ++shared_holders_;
+    send_reply(next.origin, kGrantTag);
+  }
+}
+
+void Window::answer_pending_acks() {
+  for (auto it = pending_acks_.begin(); it != pending_acks_.end();) {
+    if (done_from_[static_cast<std::size_t>(it->origin)] < it->ops) {
+      ++it;
+      continue;
+    }
+    if (it->kind == Kind::unlock) {
+      if (exclusive_holder_ == it->origin) exclusive_holder_ = -1;
+      else if (shared_holders_ > 0) --shared_holders_;
+      send_reply(it->origin, kUnlockAckTag);
+    } else {
+      send_reply(it->origin, kFlushAckTag);
+    }
+    it = pending_acks_.erase(it);
+  }
+}
+
+int Window::progress() {
+  if (in_progress_ || freed_) return 0;
+  in_progress_ = true;
+  int events = 0;
+  pt2pt::Engine& pt2pt = runtime_->pt2pt();
+  // Headers, taken in arrival order per origin (improbe matches in order), served in that order.
+  while (true) {
+    bool found = false;
+    pt2pt::MessageRef message;
+    if (!pt2pt.improbe(MPI_ANY_SOURCE, kHeaderTag, comm_, Channel::user, &found, &message).ok() || !found) break;
+    PendingHeader p;
+    p.buffer.resize(message->info.bytes);
+    if (!pt2pt.imrecv(p.buffer.data(), p.buffer.size(), byte_type(), message, &p.request).ok()) break;
+    header_queue_[static_cast<std::size_t>(message->info.source)].push_back(std::move(p));
+    ++events;
+  }
+  for (int origin = 0; origin < static_cast<int>(header_queue_.size()); ++origin) {
+    auto& queue = header_queue_[static_cast<std::size_t>(origin)];
+    while (!queue.empty() && queue.front().request->is_complete()) {
+      serve_header(origin, std::move(queue.front().buffer));
+      queue.pop_front();
+      ++events;
+    }
+  }
+  const std::uint64_t before = done_total_;
+  advance_incoming();
+  events += static_cast<int>(done_total_ - before);
+  answer_pending_acks();
+  try_grant();
+  std::erase_if(replies_, [](const RequestRef& r) { return r->is_complete(); });
+  if (replies_.empty()) reply_buffers_.clear();
+  if (condition_request_ && condition_ && condition_()) condition_request_->mark_complete();
+  in_progress_ = false;
+  return events;
+}
+
+void Window::describe_waiting(std::vector<std::string>* lines) const {
+  std::size_t incoming = 0;
+  for (const auto& q : incoming_) incoming += q.size();
+  if (!lock_queue_.empty() || incoming > 0 || !pending_acks_.empty() || condition_request_)
+    lines->push_back("RMA window: " + std::to_string(incoming) + " operation(s) from origins in progress here, " +
+                     std::to_string(lock_queue_.size()) + " lock request(s) queued" +
+                     (condition_request_ ? ", this process waits in a fence or MPI_Win_free for operations aimed at it"
+                                         : ""));
+}
+
+}  // namespace fabmpi::rma

@@ -1,0 +1,456 @@
+// One-sided communication (MPI-3.1 chapter 11): windows, RMA operations, synchronization, window
+// attributes, names and error handlers. The work is in rma/window.cpp; this file is handles, argument
+// checks and error-handler dispatch (a window call's errors go to the window's handler).
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+
+#include "rma/window.hpp"
+#include "runtime/binding/library.hpp"
+
+using namespace fabmpi;
+using namespace fabmpi::binding;
+using rma::WindowRef;
+
+namespace {
+
+Rc to_window(ApiCall& call, MPI_Win handle, WindowRef* out) {
+  FABMPI_TRY(call.require_initialized());
+  if (handle == MPI_WIN_NULL) return fail(MPI_ERR_WIN, "MPI_WIN_NULL is not a valid window");
+  const WindowRef* found = library().windows.find(handle);
+  if (!found) return fail(MPI_ERR_WIN, "invalid window handle 0x%x", static_cast<unsigned>(handle));
+  *out = *found;
+  call.report_to_window(out->get());
+  return Rc();
+}
+
+Rc check_target(const rma::Window& w, int rank) {
+  if (rank == MPI_PROC_NULL || (rank >= 0 && rank < w.comm_size())) return Rc();
+  return fail(MPI_ERR_RANK, "invalid target rank %d (the window's group has %d ranks)", rank, w.comm_size());
+}
+
+Rc check_assert(int flags, int allowed) {
+  if (flags & ~allowed) return fail(MPI_ERR_ASSERT, "invalid assert flags 0x%x", static_cast<unsigned>(flags));
+  return Rc();
+}
+
+// One side of an operation: a count, a committed datatype, a buffer that holds them.
+Rc check_side(const void* buf, int count, MPI_Datatype handle, DatatypeRef* type, const char* side) {
+  if (count < 0) return fail(MPI_ERR_COUNT, "negative %s count %d", side, count);
+  FABMPI_TRY(to_datatype(handle, type));
+  if (buf == nullptr && count > 0 && (*type)->size() > 0 && (*type)->true_lb() == 0)
+    return fail(MPI_ERR_BUFFER, "NULL %s buffer with count %d", side, count);
+  return Rc();
+}
+
+// The target side: a count and a committed datatype (the memory is the target's).
+Rc check_target_side(int count, MPI_Datatype handle, DatatypeRef* type) {
+  if (count < 0) return fail(MPI_ERR_COUNT, "negative target count %d", count);
+  return to_datatype(handle, type);
+}
+
+// RMA accumulates take predefined operations only (MPI-3.1 11.3.4), defined on the datatype.
+Rc check_rma_op(MPI_Op handle, const Datatype& type, OpRef* op) {
+  FABMPI_TRY(to_op(handle, op));
+  if (!(*op)->builtin()) return fail(MPI_ERR_OP, "RMA accumulates take predefined operations only");
+  if ((*op)->predefined() == MPI_REPLACE || (*op)->predefined() == MPI_NO_OP) return Rc();
+  return (*op)->check(type);
+}
+
+Rc create_window(ApiCall& call, void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                 bool allocate, void* baseptr, MPI_Win* win) {
+  CommRef c;
+  FABMPI_TRY(call.comm(comm, &c));
+  FABMPI_TRY(check_intra(*c));
+  if (size < 0) return fail(MPI_ERR_SIZE, "negative window size %lld", static_cast<long long>(size));
+  if (disp_unit <= 0) return fail(MPI_ERR_DISP, "displacement unit %d (must be positive)", disp_unit);
+  if (info != MPI_INFO_NULL) {
+    InfoRef hints;
+    FABMPI_TRY(to_info(info, &hints));
+  }
+  FABMPI_TRY(check_out_ptr(win, "win"));
+  if (allocate) FABMPI_TRY(check_out_ptr(baseptr, "baseptr"));
+  WindowRef w;
+  FABMPI_TRY(rma::Window::create(c, base, size, disp_unit, allocate, &w));
+  w->errhandler = predefined_errhandler(Errhandler::Kind::are_fatal);  // MPI-3.1 8.3: windows start fatal
+  w->handle = library().windows.insert(w);
+  if (allocate) {
+    void* base_address = w->base();
+    std::memcpy(baseptr, &base_address, sizeof base_address);  // baseptr is a void** passed as void*
+  }
+  *win = w->handle;
+  return Rc();
+}
+
+}  // namespace
+
+extern "C" {
+
+#pragma weak MPI_Win_create = PMPI_Win_create
+int PMPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win* win) {
+  ApiCall call("MPI_Win_create");
+  return call.finish(create_window(call, base, size, disp_unit, info, comm, false, nullptr, win));
+}
+
+#pragma weak MPI_Win_allocate = PMPI_Win_allocate
+int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win) {
+  ApiCall call("MPI_Win_allocate");
+  return call.finish(create_window(call, nullptr, size, disp_unit, info, comm, true, baseptr, win));
+}
+
+#pragma weak MPI_Win_free = PMPI_Win_free
+int PMPI_Win_free(MPI_Win* win) {
+  ApiCall call("MPI_Win_free");
+  return call.finish([&]() -> Rc {
+    FABMPI_TRY(check_out_ptr(win, "win"));
+    WindowRef w;
+    FABMPI_TRY(to_window(call, *win, &w));
+    FABMPI_TRY(w->free_collective());
+    library().windows.erase(*win);
+    *win = MPI_WIN_NULL;
+    return Rc();
+  }());
+}
+
+#pragma weak MPI_Win_fence = PMPI_Win_fence
+int PMPI_Win_fence(int assert, MPI_Win win) {
+  ApiCall call("MPI_Win_fence");
+  return call.finish([&]() -> Rc {
+    WindowRef w;
+    FABMPI_TRY(to_window(call, win, &w));
+    FABMPI_TRY(check_assert(assert, MPI_MODE_NOSTORE | MPI_MODE_NOPUT | MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED));
+    return w->fence(assert);
+  }());
+}
+
+#pragma weak MPI_Put = PMPI_Put
+int PMPI_Put(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+             MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) {
+  ApiCall call("MPI_Put");
+  return call.finish([&]() -> Rc {
+    WindowRef w;
+    FABMPI_TRY(to_window(call, win, &w));
+    DatatypeRef ot, tt;
+    FABMPI_TRY(check_side(origin_addr, origin_count, origin_datatype, &ot, "origin"));
+    FABMPI_TRY(check_target_side(target_count, target_datatype, &tt));
+    FABMPI_TRY(check_target(*w, target_rank));
+    return w->put(origin_addr, origin_count, ot, target_rank, target_disp, target_count, tt);
+  }());
+}
+
+#pragma weak MPI_Get = PMPI_Get
+int PMPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+             int target_count, MPI_Datatype target_datatype, MPI_Win win) {
+  ApiCall call("MPI_Get");
+  return call.finish([&]() -> Rc {
+    WindowRef w;
+    FABMPI_TRY(to_window(call, win, &w));
+    DatatypeRef ot, tt;
+    FABMPI_TRY(check_side(origin_addr, origin_count, origin_datatype, &ot, "origin"));
+    FABMPI_TRY(check_target_side(target_count, target_datatype, &tt));
+    FABMPI_TRY(check_target(*w, target_rank));
+    return w->get(origin_addr, origin_count, ot, target_rank, target_disp, target_count, tt);
+  }());
+}
+
+#pragma weak MPI_Accumulate = PMPI_Accumulate
+int PMPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                    MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
+  ApiCall call("MPI_Accumulate");
+  return call.finish([&]() -> Rc {
+    WindowRef w;
+    FABMPI_TRY(to_window(call, win, &w));
+    DatatypeRef ot, tt;
+    FABMPI_TRY(check_side(origin_addr, origin_count, origin_datatype, &ot, "origin"));
+    FABMPI_TRY(check_target_side(target_count, target_datatype, &tt));
+    OpRef o;
+    FABMPI_TRY(check_rma_op(op, *tt, &o));
+    FABMPI_TRY(check_target(*w, target_rank));
+    return w->accumulate(origin_addr, origin_count, ot, nullptr, 0, nullptr, target_rank, target_disp, target_count,
+                         tt, o);
+  }());
+}
+
+#pragma weak MPI_Get_accumulate = PMPI_Get_accumulate
+int PMPI_Get_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, void* result_addr,
+                        int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
+                        int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
+  ApiCall call("MPI_Get_accumulate");
+  return call.finish([&]() -> Rc {
+    WindowRef w;
+    FABMPI_TRY(to_window(call, win, &w));
+    DatatypeRef ot, rt, tt;
+    FABMPI_TRY(check_target_side(target_count, target_datatype, &tt));
+    OpRef o;
+    FABMPI_TRY(check_rma_op(op, *tt, &o));
+    // With MPI_NO_OP the origin buffer is ignored (MPI-3.1 11.3.4).
+    if (o->predefined() == MPI_NO_OP) {
+      if (origin_count < 0) return fail(MPI_ERR_COUNT, "negative origin count %d", origin_count);
+      ot = tt;
+    } else {
+      FABMPI_TRY(check_side(origin_addr, origin_count, origin_datatype, &ot, "origin"));
+    }
+    FABMPI_TRY(check_side(result_addr, result_count, result_datatype, &rt, "result"));
+    FABMPI_TRY(check_target(*w, target_rank));
+    return w->accumulate(origin_addr, origin_count, ot, result_addr, result_count, rt, target_rank, target_disp,
+                         target_count, tt, o);
+  }());
+}
+
+#pragma weak MPI_Fetch_and_op = PMPI_Fetch_and_op
+int PMPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype datatype, int target_rank,
+                      MPI_Aint target_disp, MPI_Op op, MPI_Win win) {
+  ApiCall call("MPI_Fetch_and_op");
+  return call.finish([&]() -> Rc {
+    WindowRef w;
+    FABMPI_TRY(to_window(call, win, &w));
+    DatatypeRef t;
+    FABMPI_TRY(check_side(result_addr, 1, datatype, &t, "result"));
+    if (!t->builtin()) return fail(MPI_ERR_TYPE, "MPI_Fetch_and_op takes a predefined datatype");
+    OpRef o;
+    FABMPI_TRY(check_rma_op(op, *t, &o));
+    if (o->predefined() != MPI_NO_OP && origin_addr == nullptr && t->size() > 0)
+      return fail(MPI_ERR_BUFFER, "NULL origin buffer");
+    FABMPI_TRY(check_target(*w, target_rank));
+    return w->accumulate(origin_addr, 1, t, result_addr, 1, t, target_rank, target_disp, 1, t, o);
+  }());
+}
+
+#pragma weak MPI_Compare_and_swap = PMPI_Compare_and_swap
+int PMPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, void* result_addr,
+                          MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win) {
+  ApiCall call("MPI_Compare_and_swap");
+  return call.finish([&]() -> Rc {
+    WindowRef w;
+    FABMPI_TRY(to_window(call, win, &w));
+    DatatypeRef t;
+    FABMPI_TRY(check_side(result_addr, 1, datatype, &t, "result"));
+    if (!t->builtin()) return fail(MPI_ERR_TYPE, "MPI_Compare_and_swap takes a predefined datatype");
+    if ((origin_addr == nullptr || compare_addr == nullptr) && t->size() > 0)
+      return fail(MPI_ERR_BUFFER, "NULL origin or compare buffer");
+    FABMPI_TRY(check_target(*w, target_rank));
+    return w->compare_and_swap(origin_addr, compare_addr, result_addr, t, target_rank, target_disp);
+  }());
+}
+
+#pragma weak MPI_Win_lock = PMPI_Win_lock
+int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win) {
+  ApiCall call("MPI_Win_lock");
+  return call.finish([&]() -> Rc {
+    WindowRef w;
+    FABMPI_TRY(to_window(call, win, &w));
+    if (lock_type != MPI_LOCK_EXCLUSIVE && lock_type != MPI_LOCK_SHARED)
+      return fail(MPI_ERR_LOCKTYPE, "invalid lock type %d (MPI_LOCK_EXCLUSIVE or MPI_LOCK_SHARED)", lock_type);
+    FABMPI_TRY(check_target(*w, rank));
+    FABMPI_TRY(check_assert(assert, MPI_MODE_NOCHECK));
+    return w->lock(lock_type, rank, assert);
+  }());
+}
+
+#pragma weak MPI_Win_unlock = PMPI_Win_unlock
+int PMPI_Win_unlock(int rank, MPI_Win win) {
+  ApiCall call("MPI_Win_unlock");
+  return call.finish([&]() -> Rc {
+    WindowRef w;
+    FABMPI_TRY(to_window(call, win, &w));
+    FABMPI_TRY(check_target(*w, rank));
+    return w->unlock(rank);
+  }());
+}
+
+#pragma weak MPI_Win_lock_all = PMPI_Win_lock_all
+int PMPI_Win_lock_all(int assert, MPI_Win win) {
+  ApiCall call("MPI_Win_lock_all");
+  return call.finish([&]() -> Rc {
+    WindowRef w;
+    FABMPI_TRY(to_window(call, win, &w));
+    FABMPI_TRY(check_assert(assert, MPI_MODE_NOCHECK));
+    return w->lock_all(assert);
+  }());
+}
+
+#pragma weak MPI_Win_unlock_all = PMPI_Win_unlock_all
+int PMPI_Win_unlock_all(MPI_Win win) {
+  ApiCall call("MPI_Win_unlock_all");
+  return call.finish([&]() -> Rc {
+    WindowRef w;
+    FABMPI_TRY(to_window(call, win, &w));
+    return w->unlock_all();
+  }());
+}
+
+#pragma weak MPI_Win_flush = PMPI_Win_flush
+int PMPI_Win_flush(int rank, MPI_Win win) {
+  ApiCall call("MPI_Win_flush");
+  return call.finish([&]() -> Rc {
+    WindowRef w;
+    FABMPI_TRY(to_window(call, win, &w));
+    FABMPI_TRY(check_target(*w, rank));
+    return w->flush(rank);
+  }());
+}
+
+#pragma weak MPI_Win_flush_all = PMPI_Win_flush_all
+int PMPI_Win_flush_all(MPI_Win win) {
+  ApiCall call("MPI_Win_flush_all");
+  return call.finish([&]() -> Rc {
+    WindowRef w;
+    FABMPI_TRY(to_window(call, win, &w));
+    return w->flush_all();
+  }());
+}
+
+#pragma weak MPI_Win_flush_local = PMPI_Win_flush_local
+int PMPI_Win_flush_local(int rank, MPI_Win win) {
+  ApiCall call("MPI_Win_flush_local");
+  return call.finish([&]() -> Rc {
+    WindowRef w;
+    FABMPI_TRY(to_window(call, win, &w));
+    FABMPI_TRY(check_target(*w, rank));
+    return w->flush_local(rank);
+  }());
+}
+
+#pragma weak MPI_Win_flush_local_all = PMPI_Win_flush_local_all
+int PMPI_Win_flush_local_all(MPI_Win win) {
+  ApiCall call("MPI_Win_flush_local_all");
+  return call.finish([&]() -> Rc {
+    WindowRef w;
+    FABMPI_TRY(to_window(call, win, &w));
+    return w->flush_local_all();
+  }());
+}
+
+#pragma weak MPI_Win_sync = PMPI_Win_sync
+int PMPI_Win_sync(MPI_Win win) {
+  ApiCall call("MPI_Win_sync");
+  return call.finish([&]() -> Rc {
+    WindowRef w;
+    FABMPI_TRY(to_window(call, win, &w));
+    // The target writes window memory from this process's own progress: ordering loads and stores
+    // around the call is all the (unified-like) memory needs.
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    return Rc();
+  }());
+}
+
+#pragma weak MPI_Win_get_group = PMPI_Win_get_group
+int PMPI_Win_get_group(MPI_Win win, MPI_Group* group) {
+  ApiCall call("MPI_Win_get_group");
+  return call.finish([&]() -> Rc {
+    WindowRef w;
+    FABMPI_TRY(to_window(call, win, &w));
+    FABMPI_TRY(check_out_ptr(group, "group"));
+    *group = new_group_handle(w->group());
+    return Rc();
+  }());
+}
+
+#pragma weak MPI_Win_get_attr = PMPI_Win_get_attr
+int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* flag) {
+  ApiCall call("MPI_Win_get_attr");
+  return call.finish([&]() -> Rc {
+    WindowRef w;
+    FABMPI_TRY(to_window(call, win, &w));
+    FABMPI_TRY(check_out_ptr(attribute_val, "attribute_val"));
+    FABMPI_TRY(check_out_ptr(flag, "flag"));
+    // MPI-3.1 11.2.6: the base is the attribute's value; the others are pointers to it.
+    const void* value = nullptr;
+    switch (win_keyval) {
+      case MPI_WIN_BASE: value = w->base(); break;
+      case MPI_WIN_SIZE: value = &w->size_attribute; break;
+      case MPI_WIN_DISP_UNIT: value = &w->disp_unit_attribute; break;
+      case MPI_WIN_CREATE_FLAVOR: value = &w->flavor_attribute; break;
+      case MPI_WIN_MODEL: value = &w->model_attribute; break;
+      default: return fail(MPI_ERR_KEYVAL, "0x%x is not a window attribute fabmpi knows", static_cast<unsigned>(win_keyval));
+    }
+    std::memcpy(attribute_val, &value, sizeof value);
+    *flag = 1;
+    return Rc();
+  }());
+}
+
+#pragma weak MPI_Win_set_name = PMPI_Win_set_name
+int PMPI_Win_set_name(MPI_Win win, const char* win_name) {
+  ApiCall call("MPI_Win_set_name");
+  return call.finish([&]() -> Rc {
+    WindowRef w;
+    FABMPI_TRY(to_window(call, win, &w));
+    FABMPI_TRY(check_out_ptr(win_name, "win_name"));
+    w->name.assign(win_name, strnlen(win_name, MPI_MAX_OBJECT_NAME - 1));
+    return Rc();
+  }());
+}
+
+#pragma weak MPI_Win_get_name = PMPI_Win_get_name
+int PMPI_Win_get_name(MPI_Win win, char* win_name, int* resultlen) {
+  ApiCall call("MPI_Win_get_name");
+  return call.finish([&]() -> Rc {
+    WindowRef w;
+    FABMPI_TRY(to_window(call, win, &w));
+    FABMPI_TRY(check_out_ptr(win_name, "win_name"));
+    FABMPI_TRY(check_out_ptr(resultlen, "resultlen"));
+    const std::size_t n = std::min<std::size_t>(w->name.size(), MPI_MAX_OBJECT_NAME - 1);
+    std::memcpy(win_name, w->name.data(), n);
+    win_name[n] = '\0';
+    *resultlen = static_cast<int>(n);
+    return Rc();
+  }());
+}
+
+#pragma weak MPI_Win_create_errhandler = PMPI_Win_create_errhandler
+int PMPI_Win_create_errhandler(MPI_Win_errhandler_function* fn, MPI_Errhandler* errhandler) {
+  ApiCall call("MPI_Win_create_errhandler");
+  return call.finish([&]() -> Rc {
+    FABMPI_TRY(call.require_initialized());
+    FABMPI_TRY(check_out_ptr(reinterpret_cast<const void*>(fn), "win_errhandler_fn"));
+    FABMPI_TRY(check_out_ptr(errhandler, "errhandler"));
+    auto eh = std::make_shared<Errhandler>();
+    eh->kind = Errhandler::Kind::user;
+    eh->win_fn = fn;
+    eh->handle = library().errhandlers.insert(eh);
+    *errhandler = eh->handle;
+    return Rc();
+  }());
+}
+
+#pragma weak MPI_Win_set_errhandler = PMPI_Win_set_errhandler
+int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler) {
+  ApiCall call("MPI_Win_set_errhandler");
+  return call.finish([&]() -> Rc {
+    WindowRef w;
+    FABMPI_TRY(to_window(call, win, &w));
+    ErrhandlerRef eh;
+    FABMPI_TRY(to_errhandler(errhandler, &eh));
+    if (eh->kind == Errhandler::Kind::user && !eh->win_fn)
+      return fail(MPI_ERR_ARG, "the error handler was made for communicators, not windows");
+    w->errhandler = eh;
+    return Rc();
+  }());
+}
+
+#pragma weak MPI_Win_get_errhandler = PMPI_Win_get_errhandler
+int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler* errhandler) {
+  ApiCall call("MPI_Win_get_errhandler");
+  return call.finish([&]() -> Rc {
+    WindowRef w;
+    FABMPI_TRY(to_window(call, win, &w));
+    FABMPI_TRY(check_out_ptr(errhandler, "errhandler"));
+    *errhandler = w->errhandler->handle;
+    return Rc();
+  }());
+}
+
+#pragma weak MPI_Win_call_errhandler = PMPI_Win_call_errhandler
+int PMPI_Win_call_errhandler(MPI_Win win, int errorcode) {
+  ApiCall call("MPI_Win_call_errhandler");
+  WindowRef w;
+  Rc rc = to_window(call, win, &w);
+  if (!rc.ok()) return call.finish(rc);
+  // The window's handler runs as for an error of this call; the call itself succeeds (MPI-3.1 8.3.3)
+  // unless the handler is MPI_ERRORS_ARE_FATAL.
+  (void)call.finish(fail(errorcode, "MPI_Win_call_errhandler with error code %d", errorcode));
+  return MPI_SUCCESS;
+}
+
+}  // extern "C"
