@@ -86,7 +86,8 @@ Rc Window::create(const CommRef& comm, void* base, MPI_Aint size, int disp_unit,
   auto w = std::shared_ptr<Window>(new Window());
   w->runtime_ = &comm->runtime();
   FABMPI_TRY(comm_create::dup(comm, &w->comm_));
-  w->comm_->name = "(window)";
+  w->comm_->name = "a window's communicator";
+  w->runtime_->context_ids()->set_name(w->comm_->context_id(), w->comm_->name);  // hang reports
   w->size_ = size;
   w->disp_unit_ = disp_unit;
   w->allocated_ = allocate;
@@ -140,12 +141,19 @@ Rc Window::wait_for(const RequestRef& request) {
 Rc Window::wait_all_local() {
   // Waiting progresses the target side too (this process serves others meanwhile).
   while (!local_pending_.empty()) {
-    RequestRef r = local_pending_.back();
+    RequestRef r = local_pending_.back().request;
     local_pending_.pop_back();
     FABMPI_TRY(wait_for(r));
   }
-  staging_.clear();
   return Rc();
+}
+
+// Keeps an operation's request (and the buffer it sends from) until a synchronization completes it; a
+// long passive epoch without flushes drops the finished ones as it goes.
+void Window::track(RequestRef request, std::shared_ptr<std::vector<std::byte>> buffer) {
+  if (local_pending_.size() >= 4096)
+    std::erase_if(local_pending_, [](const InFlight& f) { return f.request->is_complete() && f.request->error == MPI_SUCCESS; });
+  local_pending_.push_back({std::move(request), std::move(buffer)});
 }
 
 Rc Window::wait_until(std::function<bool()> condition) {
@@ -195,8 +203,7 @@ Rc Window::send_header(int target, Header h, const Datatype* layout) {
   RequestRef r;
   FABMPI_TRY(runtime_->pt2pt().isend(message->data(), message->size(), byte_type(), target, kHeaderTag, comm_,
                                      Channel::user, SendMode::standard, &r));
-  local_pending_.push_back(std::move(r));
-  staging_.push_back(std::move(message));
+  track(std::move(r), std::move(message));
   return Rc();
 }
 
@@ -230,7 +237,7 @@ Rc Window::put(const void* origin, int origin_count, const DatatypeRef& origin_t
   RequestRef r;
   FABMPI_TRY(runtime_->pt2pt().isend(origin, static_cast<std::size_t>(origin_count), origin_type, target, h.data_tag,
                                      comm_, Channel::user, SendMode::standard, &r));
-  local_pending_.push_back(std::move(r));
+  track(std::move(r));
   ++sent_to_[static_cast<std::size_t>(target)];
   return Rc();
 }
@@ -246,7 +253,7 @@ Rc Window::get(void* origin, int origin_count, const DatatypeRef& origin_type, i
   RequestRef r;
   FABMPI_TRY(runtime_->pt2pt().irecv(origin, static_cast<std::size_t>(origin_count), origin_type, target,
                                      h.data_tag | kReplyBit, comm_, Channel::user, &r));
-  local_pending_.push_back(std::move(r));
+  track(std::move(r));
   FABMPI_TRY(send_header(target, h, target_type.get()));
   ++sent_to_[static_cast<std::size_t>(target)];
   return Rc();
@@ -277,7 +284,7 @@ Rc Window::accumulate(const void* origin, int origin_count, const DatatypeRef& o
     RequestRef r;
     FABMPI_TRY(runtime_->pt2pt().irecv(result, static_cast<std::size_t>(result_count), result_type, target,
                                        h.data_tag | kReplyBit, comm_, Channel::user, &r));
-    local_pending_.push_back(std::move(r));
+    track(std::move(r));
   }
   FABMPI_TRY(send_header(target, h, target_type.get()));
   if (!no_op) {
@@ -287,8 +294,7 @@ Rc Window::accumulate(const void* origin, int origin_count, const DatatypeRef& o
     RequestRef r;
     FABMPI_TRY(runtime_->pt2pt().isend(packed->data(), packed->size(), byte_type(), target, h.data_tag, comm_,
                                        Channel::user, SendMode::standard, &r));
-    local_pending_.push_back(std::move(r));
-    staging_.push_back(std::move(packed));
+    track(std::move(r), std::move(packed));
   }
   ++sent_to_[static_cast<std::size_t>(target)];
   return Rc();
@@ -303,15 +309,14 @@ Rc Window::compare_and_swap(const void* origin, const void* compare, void* resul
   h.data_tag = next_data_tag(target);
   RequestRef r;
   FABMPI_TRY(runtime_->pt2pt().irecv(result, 1, type, target, h.data_tag | kReplyBit, comm_, Channel::user, &r));
-  local_pending_.push_back(std::move(r));
+  track(std::move(r));
   FABMPI_TRY(send_header(target, h, type.get()));
   auto operands = std::make_shared<std::vector<std::byte>>(2 * type->size());
   type->pack(compare, 1, 0, operands->data(), type->size());
   type->pack(origin, 1, 0, operands->data() + type->size(), type->size());
   FABMPI_TRY(runtime_->pt2pt().isend(operands->data(), operands->size(), byte_type(), target, h.data_tag, comm_,
                                      Channel::user, SendMode::standard, &r));
-  local_pending_.push_back(std::move(r));
-  staging_.push_back(std::move(operands));
+  track(std::move(r), std::move(operands));
   ++sent_to_[static_cast<std::size_t>(target)];
   return Rc();
 }

@@ -136,6 +136,7 @@ class Window final : public ProgressSource {
   Rc check_range(int target, MPI_Aint target_disp, int target_count, const Datatype& target_type) const;
   Rc send_header(int target, Header h, const Datatype* layout);
   int next_data_tag(int target);
+  void track(RequestRef request, std::shared_ptr<std::vector<std::byte>> buffer = nullptr);
   Rc wait_all_local();
   Rc wait_for(const RequestRef& request);
   Rc wait_until(std::function<bool()> condition);
@@ -168,8 +169,11 @@ class Window final : public ProgressSource {
   std::map<int, LockHeld> locks_;              // passive-target epochs this process holds, by target
   std::vector<std::uint64_t> sent_to_;         // operations sent to each target, ever
   std::vector<std::uint32_t> tag_seq_;         // per target
-  std::vector<RequestRef> local_pending_;      // sends and receives of this origin's operations
-  std::vector<std::shared_ptr<std::vector<std::byte>>> staging_;  // packed buffers in flight
+  struct InFlight {
+    RequestRef request;
+    std::shared_ptr<std::vector<std::byte>> buffer;  // what a send sends from (headers, packed operands)
+  };
+  std::vector<InFlight> local_pending_;        // sends and receives of this origin's operations
   std::function<bool()> condition_;            // what a fence / free waits for (wait_until)
   RequestRef condition_request_;
 
