@@ -898,8 +898,8 @@ FABMPI_PUBLIC int MPI_Keyval_free(int *keyval);
 FABMPI_PUBLIC int PMPI_Keyval_free(int *keyval);
 
 /* ---- one-sided communication (rma/window.cpp, runtime/binding/rma.cpp): windows made by MPI_Win_create
- * and MPI_Win_allocate; fence and passive-target (lock) synchronization; put, get, the accumulates and
- * the atomics. Not provided: dynamic and shared-memory windows, PSCW (post/start/complete/wait),
+ * MPI_Win_allocate and MPI_Win_allocate_shared; fence and passive-target (lock) synchronization; put, get,
+ * the accumulates and the atomics. Not provided: dynamic windows, PSCW (post/start/complete/wait),
  * request-based operations (MPI_Rput...), window attributes other than the predefined ones. */
 #define MPI_WIN_BASE          0x66000001
 #define MPI_WIN_SIZE          0x66000003
@@ -919,6 +919,10 @@ FABMPI_PUBLIC int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_I
 FABMPI_PUBLIC int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win);
 FABMPI_PUBLIC int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win);
 FABMPI_PUBLIC int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win);
+FABMPI_PUBLIC int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win);
+FABMPI_PUBLIC int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win);
+FABMPI_PUBLIC int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr);
+FABMPI_PUBLIC int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr);
 FABMPI_PUBLIC int MPI_Win_free(MPI_Win *win);
 FABMPI_PUBLIC int PMPI_Win_free(MPI_Win *win);
 FABMPI_PUBLIC int MPI_Win_fence(int assert, MPI_Win win);

@@ -1,8 +1,16 @@
 #include "rma/window.hpp"
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <random>
+
+#include "common/unique_fd.hpp"
 
 #include "coll/collectives.hpp"
 #include "common/log.hpp"
@@ -81,8 +89,15 @@ class ConditionRequest final : public Request {
 };
 }  // namespace
 
-Rc Window::create(const CommRef& comm, void* base, MPI_Aint size, int disp_unit, bool allocate,
+Rc Window::create(const CommRef& comm, void* base, MPI_Aint size, int disp_unit, Memory memory,
                   std::shared_ptr<Window>* out) {
+  if (memory == Memory::shared) {
+    const auto& node = comm->runtime().node_of_rank();
+    for (int r = 1; r < comm->size(); ++r)
+      if (node[static_cast<std::size_t>(comm->world_rank(r))] != node[static_cast<std::size_t>(comm->world_rank(0))])
+        return fail(MPI_ERR_RMA_SHARED, "MPI_Win_allocate_shared: the communicator spans more than one node");
+  }
+  const bool allocate = memory == Memory::allocated;
   auto w = std::shared_ptr<Window>(new Window());
   w->runtime_ = &comm->runtime();
   FABMPI_TRY(comm_create::dup(comm, &w->comm_));
@@ -90,7 +105,7 @@ Rc Window::create(const CommRef& comm, void* base, MPI_Aint size, int disp_unit,
   w->runtime_->context_ids()->set_name(w->comm_->context_id(), w->comm_->name);  // hang reports
   w->size_ = size;
   w->disp_unit_ = disp_unit;
-  w->allocated_ = allocate;
+  w->memory_ = memory;
   if (allocate && size > 0) {
     const auto bytes = (static_cast<std::size_t>(size) + 63) / 64 * 64;
     w->base_ = std::aligned_alloc(64, bytes);
@@ -111,6 +126,7 @@ Rc Window::create(const CommRef& comm, void* base, MPI_Aint size, int disp_unit,
     w->sizes_.push_back(static_cast<MPI_Aint>(all[2 * static_cast<std::size_t>(i)]));
     w->disp_units_.push_back(static_cast<int>(all[2 * static_cast<std::size_t>(i) + 1]));
   }
+  if (memory == Memory::shared) FABMPI_TRY(w->map_shared_segment());
   w->size_attribute = size;
   w->disp_unit_attribute = disp_unit;
   w->flavor_attribute = w->flavor();
@@ -127,7 +143,62 @@ Rc Window::create(const CommRef& comm, void* base, MPI_Aint size, int disp_unit,
 
 Window::~Window() {
   if (registered_) runtime_->remove_progress_source(this);
-  if (allocated_) std::free(base_);
+  if (memory_ == Memory::allocated) std::free(base_);
+  if (mapping_) ::munmap(mapping_, mapping_bytes_);
+}
+
+// One segment for the node's members: member 0 creates it and sends its name, everyone maps it, and it is
+// unlinked once all have (nothing is left in /dev/shm whatever happens later).
+Rc Window::map_shared_segment() {
+  std::size_t total = 0;
+  for (MPI_Aint s : sizes_) {
+    shared_offsets_.push_back(total);
+    total += (static_cast<std::size_t>(s) + 63) / 64 * 64;
+  }
+  mapping_bytes_ = std::max<std::size_t>(total, 64);
+  char name[64] = {};
+  const bool creator = comm_->rank() == 0;
+  UniqueFd fd;
+  if (creator) {
+    std::snprintf(name, sizeof name, "/fabmpi-win-%d-%08x", static_cast<int>(::getpid()),
+                  static_cast<unsigned>(std::random_device{}()));
+    fd.reset(::shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600));
+    if (!fd.valid() || ::ftruncate(fd.get(), static_cast<off_t>(mapping_bytes_)) != 0) {
+      name[0] = '\0';  // tells the others it failed
+      if (fd.valid()) ::shm_unlink(name);
+    }
+  }
+  RequestRef r;
+  FABMPI_TRY(coll::start_bcast(comm_, name, sizeof name, byte_type(), 0, &r));
+  FABMPI_TRY(wait_for(r));
+  if (name[0] == '\0') return fail(MPI_ERR_NO_MEM, "MPI_Win_allocate_shared: cannot create a segment of %zu bytes", mapping_bytes_);
+  if (!creator) fd.reset(::shm_open(name, O_RDWR, 0));
+  void* mapping = fd.valid() ? ::mmap(nullptr, mapping_bytes_, PROT_READ | PROT_WRITE, MAP_SHARED, fd.get(), 0) : MAP_FAILED;
+  int ok = mapping != MAP_FAILED ? 1 : 0, all_ok = 0;
+  FABMPI_TRY(coll::start_reduction(coll::Collective::allreduce, comm_, &ok, &all_ok, 1, builtin_datatype(MPI_INT),
+                                   builtin_op(MPI_MIN), 0, &r));
+  FABMPI_TRY(wait_for(r));
+  if (creator) ::shm_unlink(name);
+  if (!all_ok) {
+    if (mapping != MAP_FAILED) ::munmap(mapping, mapping_bytes_);
+    return fail(MPI_ERR_NO_MEM, "MPI_Win_allocate_shared: a member could not map the segment");
+  }
+  mapping_ = mapping;
+  base_ = static_cast<std::byte*>(mapping_) + shared_offsets_[static_cast<std::size_t>(comm_->rank())];
+  return Rc();
+}
+
+Rc Window::shared_query(int rank, MPI_Aint* size, int* disp_unit, void** base) const {
+  if (memory_ != Memory::shared) return fail(MPI_ERR_RMA_FLAVOR, "MPI_Win_shared_query on a window that is not shared");
+  if (rank == MPI_PROC_NULL) {
+    rank = 0;
+    while (rank + 1 < static_cast<int>(sizes_.size()) && sizes_[static_cast<std::size_t>(rank)] == 0) ++rank;
+  }
+  const auto r = static_cast<std::size_t>(rank);
+  *size = sizes_[r];
+  *disp_unit = disp_units_[r];
+  *base = static_cast<std::byte*>(mapping_) + shared_offsets_[r];
+  return Rc();
 }
 
 // ---- origin side

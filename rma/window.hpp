@@ -44,10 +44,14 @@ namespace fabmpi::rma {
 
 class Window final : public ProgressSource {
  public:
-  // MPI_Win_create (memory given) or MPI_Win_allocate (base == nullptr, allocate == true: the window
-  // allocates `size` bytes, 64-byte aligned). Collective over `comm`.
-  static Rc create(const CommRef& comm, void* base, MPI_Aint size, int disp_unit, bool allocate,
+  // How the memory comes: given (MPI_Win_create), allocated here (MPI_Win_allocate, 64-byte aligned), or
+  // one shared-memory segment for all members, each part 64-byte aligned, in rank order
+  // (MPI_Win_allocate_shared: every member on one node, else MPI_ERR_RMA_SHARED).
+  enum class Memory { given, allocated, shared };
+  static Rc create(const CommRef& comm, void* base, MPI_Aint size, int disp_unit, Memory memory,
                    std::shared_ptr<Window>* out);
+  // MPI_Win_shared_query: rank's part of a shared window (MPI_PROC_NULL: the first non-empty part).
+  Rc shared_query(int rank, MPI_Aint* size, int* disp_unit, void** base) const;
   ~Window() override;
 
   // MPI_Win_free: completes what targets this process, then releases the window (collective).
@@ -56,7 +60,11 @@ class Window final : public ProgressSource {
   void* base() const noexcept { return base_; }
   MPI_Aint size() const noexcept { return size_; }
   int disp_unit() const noexcept { return disp_unit_; }
-  int flavor() const noexcept { return allocated_ ? MPI_WIN_FLAVOR_ALLOCATE : MPI_WIN_FLAVOR_CREATE; }
+  int flavor() const noexcept {
+    return memory_ == Memory::shared      ? MPI_WIN_FLAVOR_SHARED
+           : memory_ == Memory::allocated ? MPI_WIN_FLAVOR_ALLOCATE
+                                          : MPI_WIN_FLAVOR_CREATE;
+  }
   const GroupRef& group() const noexcept { return comm_->group(); }
   int comm_size() const noexcept { return comm_->size(); }
 
@@ -155,7 +163,11 @@ class Window final : public ProgressSource {
   void* base_ = nullptr;
   MPI_Aint size_ = 0;
   int disp_unit_ = 1;
-  bool allocated_ = false;
+  Memory memory_ = Memory::given;
+  void* mapping_ = nullptr;  // shared: the whole segment
+  std::size_t mapping_bytes_ = 0;
+  std::vector<std::size_t> shared_offsets_;  // shared: each member's part in the segment
+  Rc map_shared_segment();
   bool freed_ = false;
   bool registered_ = false;
   bool in_progress_ = false;

@@ -58,7 +58,8 @@ Rc check_rma_op(MPI_Op handle, const Datatype& type, OpRef* op) {
 }
 
 Rc create_window(ApiCall& call, void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
-                 bool allocate, void* baseptr, MPI_Win* win) {
+                 rma::Window::Memory memory, void* baseptr, MPI_Win* win) {
+  const bool allocate = memory != rma::Window::Memory::given;
   CommRef c;
   FABMPI_TRY(call.comm(comm, &c));
   FABMPI_TRY(check_intra(*c));
@@ -71,7 +72,7 @@ Rc create_window(ApiCall& call, void* base, MPI_Aint size, int disp_unit, MPI_In
   FABMPI_TRY(check_out_ptr(win, "win"));
   if (allocate) FABMPI_TRY(check_out_ptr(baseptr, "baseptr"));
   WindowRef w;
-  FABMPI_TRY(rma::Window::create(c, base, size, disp_unit, allocate, &w));
+  FABMPI_TRY(rma::Window::create(c, base, size, disp_unit, memory, &w));
   w->errhandler = predefined_errhandler(Errhandler::Kind::are_fatal);  // MPI-3.1 8.3: windows start fatal
   w->handle = library().windows.insert(w);
   if (allocate) {
@@ -89,13 +90,38 @@ extern "C" {
 #pragma weak MPI_Win_create = PMPI_Win_create
 int PMPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win* win) {
   ApiCall call("MPI_Win_create");
-  return call.finish(create_window(call, base, size, disp_unit, info, comm, false, nullptr, win));
+  return call.finish(create_window(call, base, size, disp_unit, info, comm, rma::Window::Memory::given, nullptr, win));
 }
 
 #pragma weak MPI_Win_allocate = PMPI_Win_allocate
 int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win) {
   ApiCall call("MPI_Win_allocate");
-  return call.finish(create_window(call, nullptr, size, disp_unit, info, comm, true, baseptr, win));
+  return call.finish(
+      create_window(call, nullptr, size, disp_unit, info, comm, rma::Window::Memory::allocated, baseptr, win));
+}
+
+#pragma weak MPI_Win_allocate_shared = PMPI_Win_allocate_shared
+int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win) {
+  ApiCall call("MPI_Win_allocate_shared");
+  return call.finish(
+      create_window(call, nullptr, size, disp_unit, info, comm, rma::Window::Memory::shared, baseptr, win));
+}
+
+#pragma weak MPI_Win_shared_query = PMPI_Win_shared_query
+int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint* size, int* disp_unit, void* baseptr) {
+  ApiCall call("MPI_Win_shared_query");
+  return call.finish([&]() -> Rc {
+    WindowRef w;
+    FABMPI_TRY(to_window(call, win, &w));
+    FABMPI_TRY(check_target(*w, rank));
+    FABMPI_TRY(check_out_ptr(size, "size"));
+    FABMPI_TRY(check_out_ptr(disp_unit, "disp_unit"));
+    FABMPI_TRY(check_out_ptr(baseptr, "baseptr"));
+    void* base = nullptr;
+    FABMPI_TRY(w->shared_query(rank, size, disp_unit, &base));
+    std::memcpy(baseptr, &base, sizeof base);  // baseptr is a void** passed as void*
+    return Rc();
+  }());
 }
 
 #pragma weak MPI_Win_free = PMPI_Win_free
