@@ -898,9 +898,9 @@ FABMPI_PUBLIC int MPI_Keyval_free(int *keyval);
 FABMPI_PUBLIC int PMPI_Keyval_free(int *keyval);
 
 /* ---- one-sided communication (rma/window.cpp, runtime/binding/rma.cpp): windows made by MPI_Win_create
- * MPI_Win_allocate and MPI_Win_allocate_shared; fence and passive-target (lock) synchronization; put, get,
- * the accumulates and the atomics. Not provided: dynamic windows, PSCW (post/start/complete/wait),
- * request-based operations (MPI_Rput...), window attributes other than the predefined ones. */
+ * MPI_Win_allocate and MPI_Win_allocate_shared; fence, post/start/complete/wait and passive-target (lock)
+ * synchronization; put, get, the accumulates, the atomics and their request-based forms. Not provided:
+ * dynamic windows, window attributes other than the predefined ones. */
 #define MPI_WIN_BASE          0x66000001
 #define MPI_WIN_SIZE          0x66000003
 #define MPI_WIN_DISP_UNIT     0x66000005
@@ -939,6 +939,24 @@ FABMPI_PUBLIC int MPI_Fetch_and_op(const void *origin_addr, void *result_addr, M
 FABMPI_PUBLIC int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win);
 FABMPI_PUBLIC int MPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win);
 FABMPI_PUBLIC int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win);
+FABMPI_PUBLIC int MPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request);
+FABMPI_PUBLIC int PMPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request);
+FABMPI_PUBLIC int MPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request);
+FABMPI_PUBLIC int PMPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request);
+FABMPI_PUBLIC int MPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request);
+FABMPI_PUBLIC int PMPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request);
+FABMPI_PUBLIC int MPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request);
+FABMPI_PUBLIC int PMPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request);
+FABMPI_PUBLIC int MPI_Win_post(MPI_Group group, int assert, MPI_Win win);
+FABMPI_PUBLIC int PMPI_Win_post(MPI_Group group, int assert, MPI_Win win);
+FABMPI_PUBLIC int MPI_Win_start(MPI_Group group, int assert, MPI_Win win);
+FABMPI_PUBLIC int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win);
+FABMPI_PUBLIC int MPI_Win_complete(MPI_Win win);
+FABMPI_PUBLIC int PMPI_Win_complete(MPI_Win win);
+FABMPI_PUBLIC int MPI_Win_wait(MPI_Win win);
+FABMPI_PUBLIC int PMPI_Win_wait(MPI_Win win);
+FABMPI_PUBLIC int MPI_Win_test(MPI_Win win, int *flag);
+FABMPI_PUBLIC int PMPI_Win_test(MPI_Win win, int *flag);
 FABMPI_PUBLIC int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win);
 FABMPI_PUBLIC int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win);
 FABMPI_PUBLIC int MPI_Win_unlock(int rank, MPI_Win win);

@@ -29,6 +29,7 @@ constexpr int kHeaderTag = 1;
 constexpr int kGrantTag = 2;
 constexpr int kUnlockAckTag = 3;
 constexpr int kFlushAckTag = 4;
+constexpr int kPostTag = 5;
 constexpr int kDataTagBase = 0x100;
 constexpr std::uint32_t kDataTagMask = 0x0fffffff;
 // What the target sends back (a get's data, the old contents) travels on the data tag with this bit: an
@@ -222,6 +223,7 @@ Rc Window::wait_all_local() {
 // Keeps an operation's request (and the buffer it sends from) until a synchronization completes it; a
 // long passive epoch without flushes drops the finished ones as it goes.
 void Window::track(RequestRef request, std::shared_ptr<std::vector<std::byte>> buffer) {
+  if (collect_) collect_->push_back(request);
   if (local_pending_.size() >= 4096)
     std::erase_if(local_pending_, [](const InFlight& f) { return f.request->is_complete() && f.request->error == MPI_SUCCESS; });
   local_pending_.push_back({std::move(request), std::move(buffer)});
@@ -240,6 +242,8 @@ Rc Window::wait_until(std::function<bool()> condition) {
 
 Rc Window::check_epoch(int target, const char* what) const {
   if (fence_epoch_ || locks_.count(target)) return Rc();
+  if (in_access_group_ && std::find(start_group_.begin(), start_group_.end(), target) != start_group_.end())
+    return Rc();
   return fail(MPI_ERR_RMA_SYNC, "%s to rank %d outside an access epoch (MPI_Win_fence, MPI_Win_lock or "
               "MPI_Win_lock_all first)", what, target);
 }
@@ -392,6 +396,33 @@ Rc Window::compare_and_swap(const void* origin, const void* compare, void* resul
   return Rc();
 }
 
+namespace {
+// A request-based RMA operation: complete when the requests of its messages are.
+class RmaRequest final : public Request {
+ public:
+  RmaRequest() : Request(Kind::generalized) {}
+};
+}  // namespace
+
+Rc Window::begin_request(int target, const char* what) {
+  if (target != MPI_PROC_NULL && !locks_.count(target))
+    return fail(MPI_ERR_RMA_SYNC, "%s to rank %d outside a passive-target epoch (MPI_Win_lock or MPI_Win_lock_all)",
+                what, target);
+  collected_.clear();
+  collect_ = &collected_;
+  return Rc();
+}
+
+RequestRef Window::end_request() {
+  collect_ = nullptr;
+  auto request = std::make_shared<RmaRequest>();
+  rma_requests_.push_back(request);
+  rma_request_parts_.push_back(std::move(collected_));
+  collected_.clear();
+  progress();  // nothing to wait for (MPI_PROC_NULL, count 0 with its messages done): complete now
+  return request;
+}
+
 // ---- synchronization
 
 // The target's answer to a lock, unlock or flush: a 0-byte message on the kind's tag.
@@ -493,6 +524,66 @@ Rc Window::flush_local_all() {
   return wait_all_local();
 }
 
+Rc Window::post(const std::vector<int>& origins) {
+  if (exposing_) return fail(MPI_ERR_RMA_SYNC, "MPI_Win_post while an exposure epoch is open (MPI_Win_wait first)");
+  exposing_ = true;
+  post_group_ = origins;
+  for (int origin : origins) send_reply(origin, kPostTag);  // "you may access my window now"
+  return Rc();
+}
+
+Rc Window::start(const std::vector<int>& targets) {
+  if (in_access_group_) return fail(MPI_ERR_RMA_SYNC, "MPI_Win_start while an access epoch is open (MPI_Win_complete first)");
+  for (int target : targets) {
+    RequestRef posted;
+    FABMPI_TRY(runtime_->pt2pt().irecv(nullptr, 0, byte_type(), target, kPostTag, comm_, Channel::user, &posted));
+    FABMPI_TRY(wait_for(posted));
+  }
+  start_group_ = targets;
+  in_access_group_ = true;
+  return Rc();
+}
+
+Rc Window::complete() {
+  if (!in_access_group_) return fail(MPI_ERR_RMA_SYNC, "MPI_Win_complete without MPI_Win_start");
+  for (int target : start_group_) {
+    Header h{};
+    h.kind = Kind::complete;
+    h.ops_sent = sent_to_[static_cast<std::size_t>(target)];
+    FABMPI_TRY(send_header(target, h, nullptr));
+  }
+  in_access_group_ = false;
+  start_group_.clear();
+  return wait_all_local();
+}
+
+Rc Window::test_exposure(bool* done) {
+  if (!exposing_) return fail(MPI_ERR_RMA_SYNC, "MPI_Win_wait or MPI_Win_test without MPI_Win_post");
+  progress();
+  *done = std::all_of(post_group_.begin(), post_group_.end(), [this](int origin) {
+    auto it = completes_.find(origin);
+    return it != completes_.end() && done_from_[static_cast<std::size_t>(origin)] >= it->second;
+  });
+  if (*done) {
+    for (int origin : post_group_) completes_.erase(origin);
+    exposing_ = false;
+    post_group_.clear();
+  }
+  return Rc();
+}
+
+Rc Window::wait_exposure() {
+  if (!exposing_) return fail(MPI_ERR_RMA_SYNC, "MPI_Win_wait without MPI_Win_post");
+  FABMPI_TRY(wait_until([this] {
+    return std::all_of(post_group_.begin(), post_group_.end(), [this](int origin) {
+      auto it = completes_.find(origin);
+      return it != completes_.end() && done_from_[static_cast<std::size_t>(origin)] >= it->second;
+    });
+  }));
+  bool done = false;
+  return test_exposure(&done);
+}
+
 Rc Window::free_collective() {
   if (!locks_.empty()) return fail(MPI_ERR_RMA_SYNC, "MPI_Win_free while this process holds a lock on the window");
   FABMPI_TRY(complete_incoming_and_outgoing());
@@ -528,6 +619,9 @@ void Window::serve_header(int origin, std::vector<std::byte>&& message) {
     case Kind::unlock:
     case Kind::flush:
       pending_acks_.push_back({origin, h.kind, h.ops_sent});
+      return;
+    case Kind::complete:
+      completes_[origin] = h.ops_sent;
       return;
     default: break;
   }
@@ -682,6 +776,19 @@ int Window::progress() {
   std::erase_if(replies_, [](const RequestRef& r) { return r->is_complete(); });
   if (replies_.empty()) reply_buffers_.clear();
   if (condition_request_ && condition_ && condition_()) condition_request_->mark_complete();
+  for (std::size_t i = 0; i < rma_requests_.size();) {
+    auto& parts = rma_request_parts_[i];
+    if (!std::all_of(parts.begin(), parts.end(), [](const RequestRef& r) { return r->is_complete(); })) {
+      ++i;
+      continue;
+    }
+    for (const RequestRef& r : parts)
+      if (r->error != MPI_SUCCESS && rma_requests_[i]->error == MPI_SUCCESS) rma_requests_[i]->error = r->error;
+    rma_requests_[i]->mark_complete();
+    rma_requests_.erase(rma_requests_.begin() + static_cast<std::ptrdiff_t>(i));
+    rma_request_parts_.erase(rma_request_parts_.begin() + static_cast<std::ptrdiff_t>(i));
+    ++events;
+  }
   in_progress_ = false;
   return events;
 }

@@ -80,8 +80,20 @@ class Window final : public ProgressSource {
   Rc compare_and_swap(const void* origin, const void* compare, void* result, const DatatypeRef& type, int target,
                       MPI_Aint target_disp);
 
+  // Request-based forms (MPI_Rput, MPI_Rget, MPI_Raccumulate, MPI_Rget_accumulate): the next operation
+  // started after begin_request() also completes the request end_request() returns (local completion;
+  // for the fetching forms, the data has arrived). Passive-target epochs only (MPI-3.1 11.3.5).
+  Rc begin_request(int target, const char* what);
+  RequestRef end_request();
+
   // ---- synchronization
   Rc fence(int assert_flags);
+  // Generalized active target (MPI-3.1 11.5.2): groups as ranks of the window's communicator.
+  Rc post(const std::vector<int>& origins);
+  Rc start(const std::vector<int>& targets);
+  Rc complete();
+  Rc wait_exposure();
+  Rc test_exposure(bool* done);
   Rc lock(int lock_type, int target, int assert_flags);
   Rc unlock(int target);
   Rc lock_all(int assert_flags);
@@ -106,7 +118,7 @@ class Window final : public ProgressSource {
   int model_attribute = MPI_WIN_SEPARATE;
 
   // Wire format (public for the unit test of its encoding).
-  enum class Kind : std::uint8_t { put, get, acc, get_acc, cas, lock, unlock, flush };
+  enum class Kind : std::uint8_t { put, get, acc, get_acc, cas, lock, unlock, flush, complete };
   struct Header {
     Kind kind;
     std::uint8_t element;    // ElementType of the accumulate's elements
@@ -186,6 +198,17 @@ class Window final : public ProgressSource {
     std::shared_ptr<std::vector<std::byte>> buffer;  // what a send sends from (headers, packed operands)
   };
   std::vector<InFlight> local_pending_;        // sends and receives of this origin's operations
+  std::vector<RequestRef>* collect_ = nullptr;  // begin_request..end_request: the operation's requests
+  std::vector<RequestRef> collected_;
+  std::vector<std::shared_ptr<Request>> rma_requests_;  // request-based operations not yet complete
+  std::vector<std::vector<RequestRef>> rma_request_parts_;
+  // PSCW: the access epoch's targets (start..complete), the exposure epoch's origins (post..wait) and
+  // the operation counts their MPI_Win_complete announced.
+  std::vector<int> start_group_;
+  bool in_access_group_ = false;
+  std::vector<int> post_group_;
+  bool exposing_ = false;
+  std::map<int, std::uint64_t> completes_;
   std::function<bool()> condition_;            // what a fence / free waits for (wait_until)
   RequestRef condition_request_;
 

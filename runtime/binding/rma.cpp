@@ -7,6 +7,7 @@
 
 #include "rma/window.hpp"
 #include "runtime/binding/library.hpp"
+#include "runtime/group_ops.hpp"
 
 using namespace fabmpi;
 using namespace fabmpi::binding;
@@ -49,11 +50,12 @@ Rc check_target_side(int count, MPI_Datatype handle, DatatypeRef* type) {
   return to_datatype(handle, type);
 }
 
-// RMA accumulates take predefined operations only (MPI-3.1 11.3.4), defined on the datatype.
-Rc check_rma_op(MPI_Op handle, const Datatype& type, OpRef* op) {
+// RMA accumulates take predefined operations only (MPI-3.1 11.3.4), defined on the datatype (when anything
+// is accumulated: MPICH accepts any type with count 0, and mpi4py's tests rely on it).
+Rc check_rma_op(MPI_Op handle, const Datatype& type, int count, OpRef* op) {
   FABMPI_TRY(to_op(handle, op));
   if (!(*op)->builtin()) return fail(MPI_ERR_OP, "RMA accumulates take predefined operations only");
-  if ((*op)->predefined() == MPI_REPLACE || (*op)->predefined() == MPI_NO_OP) return Rc();
+  if ((*op)->predefined() == MPI_REPLACE || (*op)->predefined() == MPI_NO_OP || count == 0) return Rc();
   return (*op)->check(type);
 }
 
@@ -80,6 +82,71 @@ Rc create_window(ApiCall& call, void* base, MPI_Aint size, int disp_unit, MPI_In
     std::memcpy(baseptr, &base_address, sizeof base_address);  // baseptr is a void** passed as void*
   }
   *win = w->handle;
+  return Rc();
+}
+
+// Starts one operation; with `request` (the R forms) it also returns a request for it.
+template <class Operation>
+Rc run_operation(ApiCall& call, rma::Window& w, int target, MPI_Request* request, Operation&& operation) {
+  if (!request) return operation();
+  FABMPI_TRY(check_out_ptr(request, "request"));
+  FABMPI_TRY(w.begin_request(target, call.name()));
+  Rc rc = operation();
+  RequestRef r = w.end_request();
+  if (!rc.ok()) return rc;
+  *request = new_request_handle(r);
+  return Rc();
+}
+
+Rc put_or_get(ApiCall& call, bool is_put, void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
+              int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
+              MPI_Request* request) {
+  WindowRef w;
+  FABMPI_TRY(to_window(call, win, &w));
+  DatatypeRef ot, tt;
+  FABMPI_TRY(check_side(origin_addr, origin_count, origin_datatype, &ot, "origin"));
+  FABMPI_TRY(check_target_side(target_count, target_datatype, &tt));
+  FABMPI_TRY(check_target(*w, target_rank));
+  return run_operation(call, *w, target_rank, request, [&] {
+    return is_put ? w->put(origin_addr, origin_count, ot, target_rank, target_disp, target_count, tt)
+                  : w->get(origin_addr, origin_count, ot, target_rank, target_disp, target_count, tt);
+  });
+}
+
+Rc accumulate(ApiCall& call, bool fetch, const void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
+              void* result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
+              int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request) {
+  WindowRef w;
+  FABMPI_TRY(to_window(call, win, &w));
+  DatatypeRef ot, rt, tt;
+  FABMPI_TRY(check_target_side(target_count, target_datatype, &tt));
+  OpRef o;
+  FABMPI_TRY(check_rma_op(op, *tt, target_count, &o));
+  // With MPI_NO_OP the origin buffer is ignored (MPI-3.1 11.3.4).
+  if (fetch && o->predefined() == MPI_NO_OP) {
+    if (origin_count < 0) return fail(MPI_ERR_COUNT, "negative origin count %d", origin_count);
+    ot = tt;
+  } else {
+    FABMPI_TRY(check_side(origin_addr, origin_count, origin_datatype, &ot, "origin"));
+  }
+  if (fetch) FABMPI_TRY(check_side(result_addr, result_count, result_datatype, &rt, "result"));
+  FABMPI_TRY(check_target(*w, target_rank));
+  return run_operation(call, *w, target_rank, request, [&] {
+    return w->accumulate(origin_addr, origin_count, ot, fetch ? result_addr : nullptr, result_count, rt, target_rank,
+                         target_disp, target_count, tt, o);
+  });
+}
+
+// Ranks of a group in the window's communicator (PSCW's groups).
+Rc window_ranks(const rma::Window& w, MPI_Group handle, std::vector<int>* out) {
+  GroupRef g;
+  FABMPI_TRY(to_group(handle, &g));
+  std::vector<int> ranks(static_cast<std::size_t>(g->size()));
+  for (int i = 0; i < g->size(); ++i) ranks[static_cast<std::size_t>(i)] = i;
+  out->assign(ranks.size(), MPI_UNDEFINED);
+  FABMPI_TRY(group_ops::translate_ranks(*g, ranks, *w.group(), *out));
+  if (std::find(out->begin(), out->end(), MPI_UNDEFINED) != out->end())
+    return fail(MPI_ERR_GROUP, "the group names processes outside the window's group");
   return Rc();
 }
 
@@ -153,48 +220,49 @@ int PMPI_Win_fence(int assert, MPI_Win win) {
 int PMPI_Put(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
              MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) {
   ApiCall call("MPI_Put");
-  return call.finish([&]() -> Rc {
-    WindowRef w;
-    FABMPI_TRY(to_window(call, win, &w));
-    DatatypeRef ot, tt;
-    FABMPI_TRY(check_side(origin_addr, origin_count, origin_datatype, &ot, "origin"));
-    FABMPI_TRY(check_target_side(target_count, target_datatype, &tt));
-    FABMPI_TRY(check_target(*w, target_rank));
-    return w->put(origin_addr, origin_count, ot, target_rank, target_disp, target_count, tt);
-  }());
+  return call.finish(put_or_get(call, true, const_cast<void*>(origin_addr), origin_count, origin_datatype, target_rank,
+                                target_disp, target_count, target_datatype, win, nullptr));
+}
+
+#pragma weak MPI_Rput = PMPI_Rput
+int PMPI_Rput(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+              MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request) {
+  ApiCall call("MPI_Rput");
+  return call.finish(put_or_get(call, true, const_cast<void*>(origin_addr), origin_count, origin_datatype, target_rank,
+                                target_disp, target_count, target_datatype, win, request));
 }
 
 #pragma weak MPI_Get = PMPI_Get
 int PMPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
              int target_count, MPI_Datatype target_datatype, MPI_Win win) {
   ApiCall call("MPI_Get");
-  return call.finish([&]() -> Rc {
-    WindowRef w;
-    FABMPI_TRY(to_window(call, win, &w));
-    DatatypeRef ot, tt;
-    FABMPI_TRY(check_side(origin_addr, origin_count, origin_datatype, &ot, "origin"));
-    FABMPI_TRY(check_target_side(target_count, target_datatype, &tt));
-    FABMPI_TRY(check_target(*w, target_rank));
-    return w->get(origin_addr, origin_count, ot, target_rank, target_disp, target_count, tt);
-  }());
+  return call.finish(put_or_get(call, false, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                                target_count, target_datatype, win, nullptr));
+}
+
+#pragma weak MPI_Rget = PMPI_Rget
+int PMPI_Rget(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+              int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request) {
+  ApiCall call("MPI_Rget");
+  return call.finish(put_or_get(call, false, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                                target_count, target_datatype, win, request));
 }
 
 #pragma weak MPI_Accumulate = PMPI_Accumulate
 int PMPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
                     MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
   ApiCall call("MPI_Accumulate");
-  return call.finish([&]() -> Rc {
-    WindowRef w;
-    FABMPI_TRY(to_window(call, win, &w));
-    DatatypeRef ot, tt;
-    FABMPI_TRY(check_side(origin_addr, origin_count, origin_datatype, &ot, "origin"));
-    FABMPI_TRY(check_target_side(target_count, target_datatype, &tt));
-    OpRef o;
-    FABMPI_TRY(check_rma_op(op, *tt, &o));
-    FABMPI_TRY(check_target(*w, target_rank));
-    return w->accumulate(origin_addr, origin_count, ot, nullptr, 0, nullptr, target_rank, target_disp, target_count,
-                         tt, o);
-  }());
+  return call.finish(accumulate(call, false, origin_addr, origin_count, origin_datatype, nullptr, 0, MPI_DATATYPE_NULL,
+                                target_rank, target_disp, target_count, target_datatype, op, win, nullptr));
+}
+
+#pragma weak MPI_Raccumulate = PMPI_Raccumulate
+int PMPI_Raccumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                     MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
+                     MPI_Request* request) {
+  ApiCall call("MPI_Raccumulate");
+  return call.finish(accumulate(call, false, origin_addr, origin_count, origin_datatype, nullptr, 0, MPI_DATATYPE_NULL,
+                                target_rank, target_disp, target_count, target_datatype, op, win, request));
 }
 
 #pragma weak MPI_Get_accumulate = PMPI_Get_accumulate
@@ -202,25 +270,19 @@ int PMPI_Get_accumulate(const void* origin_addr, int origin_count, MPI_Datatype 
                         int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
                         int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
   ApiCall call("MPI_Get_accumulate");
-  return call.finish([&]() -> Rc {
-    WindowRef w;
-    FABMPI_TRY(to_window(call, win, &w));
-    DatatypeRef ot, rt, tt;
-    FABMPI_TRY(check_target_side(target_count, target_datatype, &tt));
-    OpRef o;
-    FABMPI_TRY(check_rma_op(op, *tt, &o));
-    // With MPI_NO_OP the origin buffer is ignored (MPI-3.1 11.3.4).
-    if (o->predefined() == MPI_NO_OP) {
-      if (origin_count < 0) return fail(MPI_ERR_COUNT, "negative origin count %d", origin_count);
-      ot = tt;
-    } else {
-      FABMPI_TRY(check_side(origin_addr, origin_count, origin_datatype, &ot, "origin"));
-    }
-    FABMPI_TRY(check_side(result_addr, result_count, result_datatype, &rt, "result"));
-    FABMPI_TRY(check_target(*w, target_rank));
-    return w->accumulate(origin_addr, origin_count, ot, result_addr, result_count, rt, target_rank, target_disp,
-                         target_count, tt, o);
-  }());
+  return call.finish(accumulate(call, true, origin_addr, origin_count, origin_datatype, result_addr, result_count,
+                                result_datatype, target_rank, target_disp, target_count, target_datatype, op, win,
+                                nullptr));
+}
+
+#pragma weak MPI_Rget_accumulate = PMPI_Rget_accumulate
+int PMPI_Rget_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, void* result_addr,
+                         int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
+                         int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request) {
+  ApiCall call("MPI_Rget_accumulate");
+  return call.finish(accumulate(call, true, origin_addr, origin_count, origin_datatype, result_addr, result_count,
+                                result_datatype, target_rank, target_disp, target_count, target_datatype, op, win,
+                                request));
 }
 
 #pragma weak MPI_Fetch_and_op = PMPI_Fetch_and_op
@@ -234,7 +296,7 @@ int PMPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype d
     FABMPI_TRY(check_side(result_addr, 1, datatype, &t, "result"));
     if (!t->builtin()) return fail(MPI_ERR_TYPE, "MPI_Fetch_and_op takes a predefined datatype");
     OpRef o;
-    FABMPI_TRY(check_rma_op(op, *t, &o));
+    FABMPI_TRY(check_rma_op(op, *t, 1, &o));
     if (o->predefined() != MPI_NO_OP && origin_addr == nullptr && t->size() > 0)
       return fail(MPI_ERR_BUFFER, "NULL origin buffer");
     FABMPI_TRY(check_target(*w, target_rank));
@@ -477,6 +539,66 @@ int PMPI_Win_call_errhandler(MPI_Win win, int errorcode) {
   // unless the handler is MPI_ERRORS_ARE_FATAL.
   (void)call.finish(fail(errorcode, "MPI_Win_call_errhandler with error code %d", errorcode));
   return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Win_post = PMPI_Win_post
+int PMPI_Win_post(MPI_Group group, int assert, MPI_Win win) {
+  ApiCall call("MPI_Win_post");
+  return call.finish([&]() -> Rc {
+    WindowRef w;
+    FABMPI_TRY(to_window(call, win, &w));
+    FABMPI_TRY(check_assert(assert, MPI_MODE_NOCHECK | MPI_MODE_NOSTORE | MPI_MODE_NOPUT));
+    std::vector<int> origins;
+    FABMPI_TRY(window_ranks(*w, group, &origins));
+    return w->post(origins);
+  }());
+}
+
+#pragma weak MPI_Win_start = PMPI_Win_start
+int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win) {
+  ApiCall call("MPI_Win_start");
+  return call.finish([&]() -> Rc {
+    WindowRef w;
+    FABMPI_TRY(to_window(call, win, &w));
+    FABMPI_TRY(check_assert(assert, MPI_MODE_NOCHECK));
+    std::vector<int> targets;
+    FABMPI_TRY(window_ranks(*w, group, &targets));
+    return w->start(targets);
+  }());
+}
+
+#pragma weak MPI_Win_complete = PMPI_Win_complete
+int PMPI_Win_complete(MPI_Win win) {
+  ApiCall call("MPI_Win_complete");
+  return call.finish([&]() -> Rc {
+    WindowRef w;
+    FABMPI_TRY(to_window(call, win, &w));
+    return w->complete();
+  }());
+}
+
+#pragma weak MPI_Win_wait = PMPI_Win_wait
+int PMPI_Win_wait(MPI_Win win) {
+  ApiCall call("MPI_Win_wait");
+  return call.finish([&]() -> Rc {
+    WindowRef w;
+    FABMPI_TRY(to_window(call, win, &w));
+    return w->wait_exposure();
+  }());
+}
+
+#pragma weak MPI_Win_test = PMPI_Win_test
+int PMPI_Win_test(MPI_Win win, int* flag) {
+  ApiCall call("MPI_Win_test");
+  return call.finish([&]() -> Rc {
+    WindowRef w;
+    FABMPI_TRY(to_window(call, win, &w));
+    FABMPI_TRY(check_out_ptr(flag, "flag"));
+    bool done = false;
+    FABMPI_TRY(w->test_exposure(&done));
+    *flag = done ? 1 : 0;
+    return Rc();
+  }());
 }
 
 }  // extern "C"
