@@ -289,13 +289,7 @@ int PMPI_Comm_get_name(MPI_Comm comm, char* comm_name, int* resultlen) {
   return call.finish([&]() -> Rc {
     CommRef c;
     FABMPI_TRY(call.comm(comm, &c));
-    FABMPI_TRY(check_out_ptr(comm_name, "comm_name"));
-    FABMPI_TRY(check_out_ptr(resultlen, "resultlen"));
-    const std::size_t n = std::min<std::size_t>(c->name.size(), MPI_MAX_OBJECT_NAME - 1);
-    std::memcpy(comm_name, c->name.data(), n);
-    comm_name[n] = '\0';
-    *resultlen = static_cast<int>(n);
-    return Rc();
+    return copy_object_name(c->name, comm_name, resultlen, "comm_name");
   }());
 }
 

@@ -488,13 +488,7 @@ int PMPI_Type_get_name(MPI_Datatype datatype, char* type_name, int* resultlen) {
     FABMPI_TRY(call.require_initialized());
     DatatypeRef type;
     FABMPI_TRY(old_type(datatype, &type));
-    FABMPI_TRY(check_out_ptr(type_name, "type_name"));
-    FABMPI_TRY(check_out_ptr(resultlen, "resultlen"));
-    const std::size_t n = std::min<std::size_t>(type->name.size(), MPI_MAX_OBJECT_NAME - 1);
-    std::memcpy(type_name, type->name.data(), n);
-    type_name[n] = '\0';
-    *resultlen = static_cast<int>(n);
-    return Rc();
+    return copy_object_name(type->name, type_name, resultlen, "type_name");
   }());
 }
 

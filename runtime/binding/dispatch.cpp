@@ -1,6 +1,7 @@
 // The call guard, error-handler dispatch, handle conversion and argument checks shared by all bindings.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -222,6 +223,16 @@ Rc not_inter(const Comm& comm) {
 }
 
 Rc bad_tag(int tag) { return fail(MPI_ERR_TAG, "invalid tag %d (tags are 0..MPI_TAG_UB)", tag); }
+
+Rc copy_object_name(const std::string& name, char* out, int* resultlen, const char* what) {
+  FABMPI_TRY(check_out_ptr(out, what));
+  FABMPI_TRY(check_out_ptr(resultlen, "resultlen"));
+  const std::size_t n = std::min<std::size_t>(name.size(), MPI_MAX_OBJECT_NAME - 1);
+  std::memcpy(out, name.data(), n);
+  out[n] = '\0';
+  *resultlen = static_cast<int>(n);
+  return Rc();
+}
 
 Rc check_out_ptr(const void* ptr, const char* what) {
   if (ptr == nullptr) return fail(MPI_ERR_ARG, "NULL pointer passed for %s", what);

@@ -189,6 +189,8 @@ inline Rc check_inter(const Comm& comm) { return comm.is_inter() ? Rc() : not_in
 inline Rc check_send_tag(int tag) { return tag >= 0 ? Rc() : bad_tag(tag); }
 inline Rc check_recv_tag(int tag) { return tag == MPI_ANY_TAG ? Rc() : check_send_tag(tag); }
 Rc check_out_ptr(const void* ptr, const char* what);
+// MPI_X_get_name: the object's name into `out` (at most MPI_MAX_OBJECT_NAME - 1 characters and a NUL).
+Rc copy_object_name(const std::string& name, char* out, int* resultlen, const char* what);
 
 // The largest tag fabmpi accepts (the MPI_TAG_UB attribute).
 constexpr int kTagUpperBound = 0x7fffffff;

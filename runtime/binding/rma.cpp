@@ -476,13 +476,7 @@ int PMPI_Win_get_name(MPI_Win win, char* win_name, int* resultlen) {
   return call.finish([&]() -> Rc {
     WindowRef w;
     FABMPI_TRY(to_window(call, win, &w));
-    FABMPI_TRY(check_out_ptr(win_name, "win_name"));
-    FABMPI_TRY(check_out_ptr(resultlen, "resultlen"));
-    const std::size_t n = std::min<std::size_t>(w->name.size(), MPI_MAX_OBJECT_NAME - 1);
-    std::memcpy(win_name, w->name.data(), n);
-    win_name[n] = '\0';
-    *resultlen = static_cast<int>(n);
-    return Rc();
+    return copy_object_name(w->name, win_name, resultlen, "win_name");
   }());
 }
 
