@@ -42,7 +42,7 @@ class CommExtension {
 class Comm {
  public:
   Comm(Runtime& runtime, std::uint32_t context_id, GroupRef group, int rank)
-      : runtime_(runtime), context_id_(context_id), group_(std::move(group)), rank_(rank) {}
+      : runtime_(runtime), context_id_(context_id), group_(std::move(group)), rank_(rank), peers_(group_.get()) {}
   // Returns the context id to its pool, if the communicator owns one (every one but WORLD and SELF).
   ~Comm() {
     if (context_pool_) context_pool_->release(context_id_);
@@ -68,6 +68,7 @@ class Comm {
   void make_inter(GroupRef remote_group, std::shared_ptr<Comm> local_comm) {
     remote_group_ = std::move(remote_group);
     local_comm_ = std::move(local_comm);
+    peers_ = remote_group_.get();
     if (context_pool_) context_pool_->set_peers(context_id_, remote_group_);
   }
 
@@ -111,7 +112,9 @@ class Comm {
   GroupRef remote_group_;
   std::shared_ptr<Comm> local_comm_;
 
-  const Group& peer_group() const noexcept { return remote_group_ ? *remote_group_ : *group_; }
+  // What point-to-point ranks index (group_ or remote_group_): one load on the send path, no branch.
+  const Group* peers_;
+  const Group& peer_group() const noexcept { return *peers_; }
 };
 
 using CommRef = std::shared_ptr<Comm>;
