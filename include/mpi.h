@@ -899,8 +899,8 @@ FABMPI_PUBLIC int PMPI_Keyval_free(int *keyval);
 
 /* ---- one-sided communication (rma/window.cpp, runtime/binding/rma.cpp): windows made by MPI_Win_create
  * MPI_Win_allocate and MPI_Win_allocate_shared; fence, post/start/complete/wait and passive-target (lock)
- * synchronization; put, get, the accumulates, the atomics and their request-based forms. Not provided:
- * dynamic windows, window attributes other than the predefined ones. */
+ * synchronization; put, get, the accumulates, the atomics and their request-based forms; dynamic windows
+ * (MPI_Win_create_dynamic, attach, detach). Not provided: window attributes other than the predefined ones. */
 #define MPI_WIN_BASE          0x66000001
 #define MPI_WIN_SIZE          0x66000003
 #define MPI_WIN_DISP_UNIT     0x66000005
@@ -923,6 +923,12 @@ FABMPI_PUBLIC int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info
 FABMPI_PUBLIC int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win);
 FABMPI_PUBLIC int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr);
 FABMPI_PUBLIC int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr);
+FABMPI_PUBLIC int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win);
+FABMPI_PUBLIC int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win);
+FABMPI_PUBLIC int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size);
+FABMPI_PUBLIC int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size);
+FABMPI_PUBLIC int MPI_Win_detach(MPI_Win win, const void *base);
+FABMPI_PUBLIC int PMPI_Win_detach(MPI_Win win, const void *base);
 FABMPI_PUBLIC int MPI_Win_free(MPI_Win *win);
 FABMPI_PUBLIC int PMPI_Win_free(MPI_Win *win);
 FABMPI_PUBLIC int MPI_Win_fence(int assert, MPI_Win win);

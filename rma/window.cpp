@@ -77,6 +77,8 @@ struct Window::Incoming {
   int origin = 0;
   Header h{};
   DatatypeRef layout;               // the target memory's layout (h.count elements)
+  std::byte* at = nullptr;          // where the layout starts in this process
+  std::vector<std::byte> scratch;   // stands in for memory a dynamic window does not have attached
   std::vector<std::byte> data;      // accumulate operand(s), received packed
   std::vector<RequestRef> waiting;  // its data receive, or a get's send
   bool posted = false;
@@ -189,6 +191,33 @@ Rc Window::map_shared_segment() {
   return Rc();
 }
 
+Rc Window::attach(void* base, MPI_Aint size) {
+  if (memory_ != Memory::dynamic) return fail(MPI_ERR_RMA_FLAVOR, "MPI_Win_attach on a window not made by MPI_Win_create_dynamic");
+  if (size < 0) return fail(MPI_ERR_SIZE, "negative size %lld", static_cast<long long>(size));
+  attached_.emplace_back(reinterpret_cast<std::uintptr_t>(base), static_cast<std::size_t>(size));
+  return Rc();
+}
+
+Rc Window::detach(const void* base) {
+  if (memory_ != Memory::dynamic) return fail(MPI_ERR_RMA_FLAVOR, "MPI_Win_detach on a window not made by MPI_Win_create_dynamic");
+  const auto address = reinterpret_cast<std::uintptr_t>(base);
+  auto it = std::find_if(attached_.begin(), attached_.end(), [address](const auto& r) { return r.first == address; });
+  if (it == attached_.end()) return fail(MPI_ERR_RMA_ATTACH, "MPI_Win_detach: no region attached at that address");
+  attached_.erase(it);
+  return Rc();
+}
+
+bool Window::attached(std::uintptr_t first, std::uintptr_t last) const {
+  for (const auto& [address, bytes] : attached_)
+    if (first >= address && last <= address + bytes) return true;
+  return false;
+}
+
+std::byte* Window::target_address(const Header& h) const {
+  if (memory_ == Memory::dynamic) return reinterpret_cast<std::byte*>(static_cast<std::uintptr_t>(h.disp));
+  return static_cast<std::byte*>(base_) + h.disp;
+}
+
 Rc Window::shared_query(int rank, MPI_Aint* size, int* disp_unit, void** base) const {
   if (memory_ != Memory::shared) return fail(MPI_ERR_RMA_FLAVOR, "MPI_Win_shared_query on a window that is not shared");
   if (rank == MPI_PROC_NULL) {
@@ -250,6 +279,7 @@ Rc Window::check_epoch(int target, const char* what) const {
 
 Rc Window::check_range(int target, MPI_Aint target_disp, int target_count, const Datatype& type) const {
   if (target_count == 0 || type.size() == 0) return Rc();
+  if (memory_ == Memory::dynamic) return Rc();  // addresses; the target checks its attached regions
   if (target_disp < 0) return fail(MPI_ERR_DISP, "negative target displacement %lld", static_cast<long long>(target_disp));
   const auto t = static_cast<std::size_t>(target);
   const MPI_Aint first = target_disp * disp_units_[t] + type.true_lb();
@@ -631,8 +661,32 @@ void Window::serve_header(int origin, std::vector<std::byte>&& message) {
   std::vector<Block> blocks(h.nblocks);
   if (h.nblocks) std::memcpy(blocks.data(), message.data() + sizeof(Header), h.nblocks * sizeof(Block));
   in->layout = layout_type(h, blocks);
+  in->at = target_address(h);
+  if (memory_ == Memory::dynamic && h.bytes > 0) {
+    // The bytes the access touches, relative to its address: the blocks of `count` elements.
+    std::int64_t lo = 0, hi = static_cast<std::int64_t>(h.count);  // contiguous: h.count bytes
+    if (h.nblocks) {
+      lo = INT64_MAX;
+      hi = INT64_MIN;
+      for (const Block& b : blocks) {
+        lo = std::min(lo, b.offset);
+        hi = std::max(hi, b.offset + static_cast<std::int64_t>(b.length));
+      }
+      hi += (static_cast<std::int64_t>(h.count) - 1) * h.extent;
+    }
+    const auto first = reinterpret_cast<std::uintptr_t>(in->at) + static_cast<std::uintptr_t>(lo);
+    if (lo > hi || !attached(first, first + static_cast<std::uintptr_t>(hi - lo))) {
+      // Erroneous (MPI-3.1 11.2.4): served on scratch memory instead, so nothing is corrupted and the
+      // origin's synchronization still completes.
+      FABMPI_LOG(error, runtime, "RMA: rank %d accessed %llu bytes at 0x%llx, outside the memory attached to a "
+                 "dynamic window here; ignored", origin, static_cast<unsigned long long>(h.bytes),
+                 static_cast<unsigned long long>(first));
+      in->scratch.assign(static_cast<std::size_t>(hi - lo), std::byte{0});
+      in->at = in->scratch.data() - lo;
+    }
+  }
   pt2pt::Engine& pt2pt = runtime_->pt2pt();
-  std::byte* at = static_cast<std::byte*>(base_) + h.disp;
+  std::byte* at = in->at;
   RequestRef r;
   Rc rc;
   switch (h.kind) {
@@ -665,7 +719,7 @@ void Window::serve_header(int origin, std::vector<std::byte>&& message) {
 // other operation sees it half done.
 void Window::apply(Incoming& in) {
   const Header& h = in.h;
-  std::byte* at = static_cast<std::byte*>(base_) + h.disp;
+  std::byte* at = in.at;
   const std::size_t bytes = h.bytes;
   std::vector<std::byte> current(bytes);
   in.layout->pack(at, h.count, 0, current.data(), bytes);

@@ -47,11 +47,17 @@ class Window final : public ProgressSource {
   // How the memory comes: given (MPI_Win_create), allocated here (MPI_Win_allocate, 64-byte aligned), or
   // one shared-memory segment for all members, each part 64-byte aligned, in rank order
   // (MPI_Win_allocate_shared: every member on one node, else MPI_ERR_RMA_SHARED).
-  enum class Memory { given, allocated, shared };
+  // dynamic (MPI_Win_create_dynamic): no memory at creation; MPI_Win_attach adds regions, and target
+  // displacements are addresses (MPI_Get_address on the target).
+  enum class Memory { given, allocated, shared, dynamic };
   static Rc create(const CommRef& comm, void* base, MPI_Aint size, int disp_unit, Memory memory,
                    std::shared_ptr<Window>* out);
   // MPI_Win_shared_query: rank's part of a shared window (MPI_PROC_NULL: the first non-empty part).
   Rc shared_query(int rank, MPI_Aint* size, int* disp_unit, void** base) const;
+  // MPI_Win_attach / MPI_Win_detach (dynamic windows only). Operations from origins that touch memory
+  // outside the attached regions are dropped with a log line (erroneous programs, MPI-3.1 11.2.4).
+  Rc attach(void* base, MPI_Aint size);
+  Rc detach(const void* base);
   ~Window() override;
 
   // MPI_Win_free: completes what targets this process, then releases the window (collective).
@@ -61,7 +67,8 @@ class Window final : public ProgressSource {
   MPI_Aint size() const noexcept { return size_; }
   int disp_unit() const noexcept { return disp_unit_; }
   int flavor() const noexcept {
-    return memory_ == Memory::shared      ? MPI_WIN_FLAVOR_SHARED
+    return memory_ == Memory::dynamic     ? MPI_WIN_FLAVOR_DYNAMIC
+           : memory_ == Memory::shared    ? MPI_WIN_FLAVOR_SHARED
            : memory_ == Memory::allocated ? MPI_WIN_FLAVOR_ALLOCATE
                                           : MPI_WIN_FLAVOR_CREATE;
   }
@@ -179,6 +186,9 @@ class Window final : public ProgressSource {
   void* mapping_ = nullptr;  // shared: the whole segment
   std::size_t mapping_bytes_ = 0;
   std::vector<std::size_t> shared_offsets_;  // shared: each member's part in the segment
+  std::vector<std::pair<std::uintptr_t, std::size_t>> attached_;  // dynamic: regions (address, bytes)
+  std::byte* target_address(const Header& h) const;
+  bool attached(std::uintptr_t first, std::uintptr_t last) const;
   Rc map_shared_segment();
   bool freed_ = false;
   bool registered_ = false;

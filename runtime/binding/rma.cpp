@@ -61,7 +61,7 @@ Rc check_rma_op(MPI_Op handle, const Datatype& type, int count, OpRef* op) {
 
 Rc create_window(ApiCall& call, void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
                  rma::Window::Memory memory, void* baseptr, MPI_Win* win) {
-  const bool allocate = memory != rma::Window::Memory::given;
+  const bool allocate = memory == rma::Window::Memory::allocated || memory == rma::Window::Memory::shared;
   CommRef c;
   FABMPI_TRY(call.comm(comm, &c));
   FABMPI_TRY(check_intra(*c));
@@ -165,6 +165,33 @@ int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm
   ApiCall call("MPI_Win_allocate");
   return call.finish(
       create_window(call, nullptr, size, disp_unit, info, comm, rma::Window::Memory::allocated, baseptr, win));
+}
+
+#pragma weak MPI_Win_create_dynamic = PMPI_Win_create_dynamic
+int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win* win) {
+  ApiCall call("MPI_Win_create_dynamic");
+  return call.finish(create_window(call, nullptr, 0, 1, info, comm, rma::Window::Memory::dynamic, nullptr, win));
+}
+
+#pragma weak MPI_Win_attach = PMPI_Win_attach
+int PMPI_Win_attach(MPI_Win win, void* base, MPI_Aint size) {
+  ApiCall call("MPI_Win_attach");
+  return call.finish([&]() -> Rc {
+    WindowRef w;
+    FABMPI_TRY(to_window(call, win, &w));
+    if (base == nullptr && size > 0) return fail(MPI_ERR_BUFFER, "NULL base with size %lld", static_cast<long long>(size));
+    return w->attach(base, size);
+  }());
+}
+
+#pragma weak MPI_Win_detach = PMPI_Win_detach
+int PMPI_Win_detach(MPI_Win win, const void* base) {
+  ApiCall call("MPI_Win_detach");
+  return call.finish([&]() -> Rc {
+    WindowRef w;
+    FABMPI_TRY(to_window(call, win, &w));
+    return w->detach(base);
+  }());
 }
 
 #pragma weak MPI_Win_allocate_shared = PMPI_Win_allocate_shared
