@@ -900,7 +900,8 @@ FABMPI_PUBLIC int PMPI_Keyval_free(int *keyval);
 /* ---- one-sided communication (rma/window.cpp, runtime/binding/rma.cpp): windows made by MPI_Win_create
  * MPI_Win_allocate and MPI_Win_allocate_shared; fence, post/start/complete/wait and passive-target (lock)
  * synchronization; put, get, the accumulates, the atomics and their request-based forms; dynamic windows
- * (MPI_Win_create_dynamic, attach, detach). Not provided: window attributes other than the predefined ones. */
+ * (MPI_Win_create_dynamic, attach, detach); window attributes (predefined and user keyvals; windows are never
+ * copied, so copy callbacks never run). */
 #define MPI_WIN_BASE          0x66000001
 #define MPI_WIN_SIZE          0x66000003
 #define MPI_WIN_DISP_UNIT     0x66000005
@@ -923,6 +924,20 @@ FABMPI_PUBLIC int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info
 FABMPI_PUBLIC int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win);
 FABMPI_PUBLIC int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr);
 FABMPI_PUBLIC int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr);
+typedef int (MPI_Win_copy_attr_function)(MPI_Win oldwin, int win_keyval, void *extra_state, void *attribute_val_in,
+                                         void *attribute_val_out, int *flag);
+typedef int (MPI_Win_delete_attr_function)(MPI_Win win, int win_keyval, void *attribute_val, void *extra_state);
+#define MPI_WIN_NULL_COPY_FN   ((MPI_Win_copy_attr_function *)0)
+#define MPI_WIN_NULL_DELETE_FN ((MPI_Win_delete_attr_function *)0)
+#define MPI_WIN_DUP_FN         ((MPI_Win_copy_attr_function *)MPIR_Dup_fn)
+FABMPI_PUBLIC int MPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn, MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval, void *extra_state);
+FABMPI_PUBLIC int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn, MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval, void *extra_state);
+FABMPI_PUBLIC int MPI_Win_free_keyval(int *win_keyval);
+FABMPI_PUBLIC int PMPI_Win_free_keyval(int *win_keyval);
+FABMPI_PUBLIC int MPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val);
+FABMPI_PUBLIC int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val);
+FABMPI_PUBLIC int MPI_Win_delete_attr(MPI_Win win, int win_keyval);
+FABMPI_PUBLIC int PMPI_Win_delete_attr(MPI_Win win, int win_keyval);
 FABMPI_PUBLIC int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win);
 FABMPI_PUBLIC int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win);
 FABMPI_PUBLIC int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size);

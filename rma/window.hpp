@@ -115,6 +115,7 @@ class Window final : public ProgressSource {
 
   std::string name;
   ErrhandlerRef errhandler;
+  std::map<int, Comm::Attribute> attributes;  // user keyvals (MPI_Win_set_attr), by keyval handle
   int handle = MPI_WIN_NULL;  // set by the binding layer
   // What MPI_Win_get_attr points to (MPI-3.1 11.2.6).
   MPI_Aint size_attribute = 0;

@@ -137,6 +137,19 @@ Rc accumulate(ApiCall& call, bool fetch, const void* origin_addr, int origin_cou
   });
 }
 
+bool is_predefined_window_keyval(int keyval) {
+  return keyval == MPI_WIN_BASE || keyval == MPI_WIN_SIZE || keyval == MPI_WIN_DISP_UNIT ||
+         keyval == MPI_WIN_CREATE_FLAVOR || keyval == MPI_WIN_MODEL;
+}
+
+Rc delete_window_attribute(rma::Window& w, int keyval, const Comm::Attribute& attr) {
+  if (attr.keyval->delete_fn) {
+    const int rc = attr.keyval->delete_fn(w.handle, keyval, attr.value, attr.keyval->extra_state);
+    if (rc != MPI_SUCCESS) return fail(rc, "attribute delete callback for keyval %d returned %d", keyval, rc);
+  }
+  return Rc();
+}
+
 // Ranks of a group in the window's communicator (PSCW's groups).
 Rc window_ranks(const rma::Window& w, MPI_Group handle, std::vector<int>* out) {
   GroupRef g;
@@ -226,6 +239,9 @@ int PMPI_Win_free(MPI_Win* win) {
     WindowRef w;
     FABMPI_TRY(to_window(call, *win, &w));
     FABMPI_TRY(w->free_collective());
+    // The attributes' delete callbacks run as the window goes (MPI-3.1 6.7.2).
+    for (auto it = w->attributes.begin(); it != w->attributes.end(); it = w->attributes.erase(it))
+      FABMPI_TRY(delete_window_attribute(*w, it->first, it->second));
     library().windows.erase(*win);
     *win = MPI_WIN_NULL;
     return Rc();
@@ -477,10 +493,85 @@ int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* fla
       case MPI_WIN_DISP_UNIT: value = &w->disp_unit_attribute; break;
       case MPI_WIN_CREATE_FLAVOR: value = &w->flavor_attribute; break;
       case MPI_WIN_MODEL: value = &w->model_attribute; break;
-      default: return fail(MPI_ERR_KEYVAL, "0x%x is not a window attribute fabmpi knows", static_cast<unsigned>(win_keyval));
+      default: {
+        const KeyvalRef* kv = library().keyvals.find(win_keyval);
+        if (!kv) return fail(MPI_ERR_KEYVAL, "invalid window attribute keyval %d", win_keyval);
+        auto it = w->attributes.find(win_keyval);
+        *flag = it != w->attributes.end() ? 1 : 0;
+        if (*flag) std::memcpy(attribute_val, &it->second.value, sizeof(void*));
+        return Rc();
+      }
     }
     std::memcpy(attribute_val, &value, sizeof value);
     *flag = 1;
+    return Rc();
+  }());
+}
+
+#pragma weak MPI_Win_create_keyval = PMPI_Win_create_keyval
+int PMPI_Win_create_keyval(MPI_Win_copy_attr_function* win_copy_attr_fn, MPI_Win_delete_attr_function* win_delete_attr_fn,
+                           int* win_keyval, void* extra_state) {
+  ApiCall call("MPI_Win_create_keyval");
+  return call.finish([&]() -> Rc {
+    FABMPI_TRY(call.require_initialized());
+    FABMPI_TRY(check_out_ptr(win_keyval, "win_keyval"));
+    auto kv = std::make_shared<Keyval>();
+    // Under the MPICH ABI MPI_Win and MPI_Comm are both int: the callback types coincide.
+    kv->copy_fn = win_copy_attr_fn;
+    kv->delete_fn = win_delete_attr_fn;
+    kv->extra_state = extra_state;
+    kv->handle = library().keyvals.insert(kv);
+    *win_keyval = kv->handle;
+    return Rc();
+  }());
+}
+
+#pragma weak MPI_Win_free_keyval = PMPI_Win_free_keyval
+int PMPI_Win_free_keyval(int* win_keyval) {
+  ApiCall call("MPI_Win_free_keyval");
+  return call.finish([&]() -> Rc {
+    FABMPI_TRY(call.require_initialized());
+    FABMPI_TRY(check_out_ptr(win_keyval, "win_keyval"));
+    if (is_predefined_window_keyval(*win_keyval))
+      return fail(MPI_ERR_KEYVAL, "predefined keyval 0x%x cannot be freed", static_cast<unsigned>(*win_keyval));
+    const KeyvalRef* kv = library().keyvals.find(*win_keyval);
+    if (!kv) return fail(MPI_ERR_KEYVAL, "invalid window attribute keyval %d", *win_keyval);
+    (*kv)->freed = true;  // attributes still holding it keep it alive
+    library().keyvals.erase(*win_keyval);
+    *win_keyval = MPI_KEYVAL_INVALID;
+    return Rc();
+  }());
+}
+
+#pragma weak MPI_Win_set_attr = PMPI_Win_set_attr
+int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void* attribute_val) {
+  ApiCall call("MPI_Win_set_attr");
+  return call.finish([&]() -> Rc {
+    WindowRef w;
+    FABMPI_TRY(to_window(call, win, &w));
+    if (is_predefined_window_keyval(win_keyval))
+      return fail(MPI_ERR_KEYVAL, "predefined attribute 0x%x cannot be set", static_cast<unsigned>(win_keyval));
+    const KeyvalRef* kv = library().keyvals.find(win_keyval);
+    if (!kv) return fail(MPI_ERR_KEYVAL, "invalid window attribute keyval %d", win_keyval);
+    auto it = w->attributes.find(win_keyval);
+    if (it != w->attributes.end()) FABMPI_TRY(delete_window_attribute(*w, win_keyval, it->second));
+    w->attributes[win_keyval] = Comm::Attribute{*kv, attribute_val};
+    return Rc();
+  }());
+}
+
+#pragma weak MPI_Win_delete_attr = PMPI_Win_delete_attr
+int PMPI_Win_delete_attr(MPI_Win win, int win_keyval) {
+  ApiCall call("MPI_Win_delete_attr");
+  return call.finish([&]() -> Rc {
+    WindowRef w;
+    FABMPI_TRY(to_window(call, win, &w));
+    if (!library().keyvals.find(win_keyval))
+      return fail(MPI_ERR_KEYVAL, "invalid window attribute keyval %d", win_keyval);
+    auto it = w->attributes.find(win_keyval);
+    if (it == w->attributes.end()) return Rc();
+    FABMPI_TRY(delete_window_attribute(*w, win_keyval, it->second));
+    w->attributes.erase(it);
     return Rc();
   }());
 }
