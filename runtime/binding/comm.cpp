@@ -59,17 +59,42 @@ Rc to_keyval(int handle, KeyvalRef* out) {
   return Rc();
 }
 
-Rc delete_one(Comm& comm, int keyval, Comm::Attribute& attr) {
+Rc delete_one(Comm& comm, int keyval, Comm::Attribute& attr) { return run_delete_callback(comm.handle, keyval, attr); }
+
+}  // namespace
+
+namespace fabmpi::binding {
+
+Rc run_delete_callback(int object, int keyval, const Comm::Attribute& attr) {
   if (attr.keyval->delete_fn) {
-    int rc = attr.keyval->delete_fn(comm.handle, keyval, attr.value, attr.keyval->extra_state);
+    int rc = attr.keyval->delete_fn(object, keyval, attr.value, attr.keyval->extra_state);
     if (rc != MPI_SUCCESS) return fail(rc, "attribute delete callback for keyval %d returned %d", keyval, rc);
   }
   return Rc();
 }
 
-}  // namespace
+Rc create_keyval(MPI_Comm_copy_attr_function* copy_fn, MPI_Comm_delete_attr_function* delete_fn, void* extra_state,
+                 int* keyval) {
+  FABMPI_TRY(check_out_ptr(keyval, "keyval"));
+  auto kv = std::make_shared<Keyval>();
+  kv->copy_fn = copy_fn;
+  kv->delete_fn = delete_fn;
+  kv->extra_state = extra_state;
+  kv->handle = library().keyvals.insert(kv);
+  *keyval = kv->handle;
+  return Rc();
+}
 
-namespace fabmpi::binding {
+Rc free_keyval(int* keyval) {
+  FABMPI_TRY(check_out_ptr(keyval, "keyval"));
+  if (is_predefined_keyval(*keyval)) return fail(MPI_ERR_KEYVAL, "predefined keyval %d cannot be freed", *keyval);
+  KeyvalRef kv;
+  FABMPI_TRY(to_keyval(*keyval, &kv));
+  kv->freed = true;  // attributes still holding it keep it alive
+  library().keyvals.erase(*keyval);
+  *keyval = MPI_KEYVAL_INVALID;
+  return Rc();
+}
 
 Rc copy_comm_attributes(const Comm& from, Comm& to) {
   for (const auto& [keyval, attr] : from.attributes) {
@@ -157,14 +182,7 @@ int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function* copy_fn, MPI_Comm_delet
   ApiCall call("MPI_Comm_create_keyval");
   return call.finish([&]() -> Rc {
     FABMPI_TRY(call.require_initialized());
-    FABMPI_TRY(check_out_ptr(comm_keyval, "comm_keyval"));
-    auto kv = std::make_shared<Keyval>();
-    kv->copy_fn = copy_fn;
-    kv->delete_fn = delete_fn;
-    kv->extra_state = extra_state;
-    kv->handle = library().keyvals.insert(kv);
-    *comm_keyval = kv->handle;
-    return Rc();
+    return create_keyval(copy_fn, delete_fn, extra_state, comm_keyval);
   }());
 }
 
@@ -173,15 +191,7 @@ int PMPI_Comm_free_keyval(int* comm_keyval) {
   ApiCall call("MPI_Comm_free_keyval");
   return call.finish([&]() -> Rc {
     FABMPI_TRY(call.require_initialized());
-    FABMPI_TRY(check_out_ptr(comm_keyval, "comm_keyval"));
-    if (is_predefined_keyval(*comm_keyval))
-      return fail(MPI_ERR_KEYVAL, "predefined keyval %d cannot be freed", *comm_keyval);
-    KeyvalRef kv;
-    FABMPI_TRY(to_keyval(*comm_keyval, &kv));
-    kv->freed = true;  // attributes still holding it keep it alive
-    library().keyvals.erase(*comm_keyval);
-    *comm_keyval = MPI_KEYVAL_INVALID;
-    return Rc();
+    return free_keyval(comm_keyval);
   }());
 }
 

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "rma/window.hpp"
+#include "runtime/binding/attributes.hpp"
 #include "runtime/binding/library.hpp"
 #include "runtime/group_ops.hpp"
 
@@ -143,11 +144,7 @@ bool is_predefined_window_keyval(int keyval) {
 }
 
 Rc delete_window_attribute(rma::Window& w, int keyval, const Comm::Attribute& attr) {
-  if (attr.keyval->delete_fn) {
-    const int rc = attr.keyval->delete_fn(w.handle, keyval, attr.value, attr.keyval->extra_state);
-    if (rc != MPI_SUCCESS) return fail(rc, "attribute delete callback for keyval %d returned %d", keyval, rc);
-  }
-  return Rc();
+  return run_delete_callback(w.handle, keyval, attr);
 }
 
 // Ranks of a group in the window's communicator (PSCW's groups).
@@ -514,15 +511,8 @@ int PMPI_Win_create_keyval(MPI_Win_copy_attr_function* win_copy_attr_fn, MPI_Win
   ApiCall call("MPI_Win_create_keyval");
   return call.finish([&]() -> Rc {
     FABMPI_TRY(call.require_initialized());
-    FABMPI_TRY(check_out_ptr(win_keyval, "win_keyval"));
-    auto kv = std::make_shared<Keyval>();
     // Under the MPICH ABI MPI_Win and MPI_Comm are both int: the callback types coincide.
-    kv->copy_fn = win_copy_attr_fn;
-    kv->delete_fn = win_delete_attr_fn;
-    kv->extra_state = extra_state;
-    kv->handle = library().keyvals.insert(kv);
-    *win_keyval = kv->handle;
-    return Rc();
+    return create_keyval(win_copy_attr_fn, win_delete_attr_fn, extra_state, win_keyval);
   }());
 }
 
@@ -531,15 +521,7 @@ int PMPI_Win_free_keyval(int* win_keyval) {
   ApiCall call("MPI_Win_free_keyval");
   return call.finish([&]() -> Rc {
     FABMPI_TRY(call.require_initialized());
-    FABMPI_TRY(check_out_ptr(win_keyval, "win_keyval"));
-    if (is_predefined_window_keyval(*win_keyval))
-      return fail(MPI_ERR_KEYVAL, "predefined keyval 0x%x cannot be freed", static_cast<unsigned>(*win_keyval));
-    const KeyvalRef* kv = library().keyvals.find(*win_keyval);
-    if (!kv) return fail(MPI_ERR_KEYVAL, "invalid window attribute keyval %d", *win_keyval);
-    (*kv)->freed = true;  // attributes still holding it keep it alive
-    library().keyvals.erase(*win_keyval);
-    *win_keyval = MPI_KEYVAL_INVALID;
-    return Rc();
+    return free_keyval(win_keyval);  // predefined window keyvals are not in the table: MPI_ERR_KEYVAL
   }());
 }
 
