@@ -3,6 +3,7 @@
 // picks a shared-memory algorithm for a blocking call: that runs straight from here (coll/shm_*.cpp),
 // without a request or schedule.
 #include "coll/collectives.hpp"
+#include "coll/persistent.hpp"
 #include "coll/shm_collectives.hpp"
 #include "runtime/binding/library.hpp"
 
@@ -22,6 +23,46 @@ Rc finish(const RequestRef& request, MPI_Request* handle_out) {
   if (request->error != MPI_SUCCESS)
     return fail(request->error, "the collective failed (error class %d)", request->error);
   return Rc();
+}
+
+// Where a collective call's request goes: a blocking call waits for it, MPI_I<coll> hands out its
+// handle, MPI_<Coll>_init keeps the start function in a persistent request (coll/persistent.hpp) that
+// each MPI_Start runs. Converts from the MPI_Request* of the blocking (null) and nonblocking calls.
+struct RequestOut {
+  enum class Mode : std::uint8_t { blocking, nonblocking, persistent };
+  RequestOut(std::nullptr_t) {}  // NOLINT: blocking
+  RequestOut(MPI_Request* h) : mode(h ? Mode::nonblocking : Mode::blocking), handle(h) {}  // NOLINT
+  static RequestOut persistent(MPI_Request* h) {
+    RequestOut out(h);
+    out.mode = Mode::persistent;
+    return out;
+  }
+  bool blocking() const { return mode == Mode::blocking; }
+
+  Mode mode = Mode::blocking;
+  MPI_Request* handle = nullptr;
+};
+
+// Runs `start` (a callable filling a RequestRef*: the checked call's coll::start_*) now, or keeps it for
+// MPI_Start. Whatever it captures must stay valid for the persistent request's life: it captures
+// owners (CommRef, DatatypeRef, OpRef, vectors), never pointers into the caller's argument arrays.
+template <class Start>
+Rc launch(const RequestOut& out, const CommRef& comm, Start&& start) {
+  if (out.mode == RequestOut::Mode::persistent) {
+    auto request = std::make_shared<coll::PersistentCollective>(comm, std::forward<Start>(start));
+    *out.handle = new_request_handle(request);
+    return Rc();
+  }
+  RequestRef r;
+  FABMPI_TRY(start(&r));
+  return finish(r, out.handle);
+}
+
+// The info argument of the persistent forms: MPI_INFO_NULL or a valid info object (no hints are used).
+Rc check_info_arg(MPI_Info info) {
+  if (info == MPI_INFO_NULL) return Rc();
+  InfoRef unused;
+  return to_info(info, &unused);
 }
 
 Rc check_request_out(MPI_Request* request, bool nonblocking) {
@@ -55,7 +96,8 @@ Rc check_no_alias(const void* sendbuf, const void* recvbuf, bool moves_data) {
   return Rc();
 }
 
-std::span<const int> counts_span(const int* counts, int n) { return {counts, static_cast<std::size_t>(n)}; }
+// A v-collective's count or displacement array, copied: a persistent request outlives the caller's arrays.
+std::vector<int> copy_counts(const int* counts, int n) { return std::vector<int>(counts, counts + n); }
 
 // The count a v-collective's buffer is checked with: 1 when some count is positive, else 0 (a NULL
 // buffer is fine when every count is zero). `counts` has been checked.
@@ -65,68 +107,67 @@ int any_count(const int* counts, int n) {
   return 0;
 }
 
+// One exchange of blocks with the peers (neighbourhood and intercommunicator collectives).
+Rc exchange(const CommRef& c, const char* what, const void* sendbuf, std::vector<coll::NeighborBlock> sends,
+            void* recvbuf, std::vector<coll::NeighborBlock> recvs, const RequestOut& out);
+
 // The intercommunicator forms (defined below, after the block-list helpers they share with the
 // neighbourhood collectives).
-Rc inter_barrier(const CommRef& c, MPI_Request* req);
-Rc inter_bcast(const CommRef& c, void* buf, int count, MPI_Datatype type, int root, MPI_Request* req);
+Rc inter_barrier(const CommRef& c, const RequestOut& out);
+Rc inter_bcast(const CommRef& c, void* buf, int count, MPI_Datatype type, int root, const RequestOut& out);
 Rc inter_reduction(Collective kind, const CommRef& c, const void* sendbuf, void* recvbuf, int count,
-                   MPI_Datatype type, MPI_Op op, int root, MPI_Request* req);
+                   MPI_Datatype type, MPI_Op op, int root, const RequestOut& out);
 Rc inter_reduce_scatter(Collective kind, const CommRef& c, const void* sendbuf, void* recvbuf, const int* recvcounts,
-                        int recvcount, MPI_Datatype type, MPI_Op op, MPI_Request* req);
+                        int recvcount, MPI_Datatype type, MPI_Op op, const RequestOut& out);
 Rc inter_gathers(Collective kind, const CommRef& c, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                  void* recvbuf, int recvcount, const int* recvcounts, const int* displs, MPI_Datatype recvtype,
-                 int root, MPI_Request* req);
+                 int root, const RequestOut& out);
 Rc inter_scatter(Collective kind, const CommRef& c, const void* sendbuf, int sendcount, const int* sendcounts,
                  const int* displs, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
-                 int root, MPI_Request* req);
+                 int root, const RequestOut& out);
 Rc inter_alltoall(Collective kind, const CommRef& c, const void* sendbuf, int sendcount, const int* sendcounts,
                   const int* sdispls, MPI_Datatype sendtype, const MPI_Datatype* sendtypes, void* recvbuf,
                   int recvcount, const int* recvcounts, const int* rdispls, MPI_Datatype recvtype,
-                  const MPI_Datatype* recvtypes, MPI_Request* req);
+                  const MPI_Datatype* recvtypes, const RequestOut& out);
 
 // ---- one function per collective, shared by the blocking and nonblocking bindings
 
-Rc barrier(ApiCall& call, MPI_Comm comm, MPI_Request* req) {
+Rc barrier(ApiCall& call, MPI_Comm comm, const RequestOut& out) {
   CommRef c;
   FABMPI_TRY(call.comm(comm, &c));
-  FABMPI_TRY(check_request_out(req, req != nullptr));
   call.trace_collective(*c, MPI_PROC_NULL, 0);
-  if (c->is_inter()) return inter_barrier(c, req);
-  if (!req) {
+  if (c->is_inter()) return inter_barrier(c, out);
+  if (out.blocking()) {
     bool done = false;
     FABMPI_TRY(coll::shm_barrier(c, &done));
     if (done) return Rc();
   }
-  RequestRef r;
-  FABMPI_TRY(coll::start_barrier(c, &r));
-  return finish(r, req);
+  return launch(out, c, [c](RequestRef* r) { return coll::start_barrier(c, r); });
 }
 
-Rc bcast(ApiCall& call, void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Request* req) {
+Rc bcast(ApiCall& call, void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm, const RequestOut& out) {
   CommRef c;
   FABMPI_TRY(call.comm(comm, &c));
-  if (c->is_inter()) return inter_bcast(c, buf, count, type, root, req);
+  if (c->is_inter()) return inter_bcast(c, buf, count, type, root, out);
   DatatypeRef t;
   FABMPI_TRY(check_buf(buf, count, type, &t, "buffer"));
   FABMPI_TRY(check_root(*c, root));
   call.trace_collective(*c, root, static_cast<std::size_t>(count) * t->size());
-  if (!req) {
+  if (out.blocking()) {
     bool done = false;
     FABMPI_TRY(coll::shm_bcast(c, buf, count, t, root, &done));
     if (done) return Rc();
   }
-  RequestRef r;
-  FABMPI_TRY(coll::start_bcast(c, buf, count, t, root, &r));
-  return finish(r, req);
+  return launch(out, c, [=](RequestRef* r) { return coll::start_bcast(c, buf, count, t, root, r); });
 }
 
 Rc reduction(ApiCall& call, Collective kind, const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
-             MPI_Op op, int root, MPI_Comm comm, MPI_Request* req) {
+             MPI_Op op, int root, MPI_Comm comm, const RequestOut& out) {
   CommRef c;
   FABMPI_TRY(call.comm(comm, &c));
   if (c->is_inter()) {
     if (kind == Collective::scan || kind == Collective::exscan) return not_intra(*c);
-    return inter_reduction(kind, c, sendbuf, recvbuf, count, type, op, root, req);
+    return inter_reduction(kind, c, sendbuf, recvbuf, count, type, op, root, out);
   }
   if (kind == Collective::reduce) FABMPI_TRY(check_root(*c, root));
   FABMPI_TRY(check_count(count));
@@ -145,21 +186,21 @@ Rc reduction(ApiCall& call, Collective kind, const void* sendbuf, void* recvbuf,
   }
   call.trace_collective(*c, kind == Collective::reduce ? root : MPI_PROC_NULL,
                         static_cast<std::size_t>(count) * t->size());
-  if (!req && (kind == Collective::reduce || kind == Collective::allreduce)) {
+  if (out.blocking() && (kind == Collective::reduce || kind == Collective::allreduce)) {
     bool done = false;
     FABMPI_TRY(coll::shm_reduction(kind, c, sendbuf, recvbuf, count, t, o, root, &done));
     if (done) return Rc();
   }
-  RequestRef r;
-  FABMPI_TRY(coll::start_reduction(kind, c, sendbuf, recvbuf, count, t, o, root, &r));
-  return finish(r, req);
+  return launch(out, c, [=](RequestRef* r) {
+    return coll::start_reduction(kind, c, sendbuf, recvbuf, count, t, o, root, r);
+  });
 }
 
 Rc reduce_scatter(ApiCall& call, Collective kind, const void* sendbuf, void* recvbuf, const int* recvcounts,
-                  int recvcount, MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Request* req) {
+                  int recvcount, MPI_Datatype type, MPI_Op op, MPI_Comm comm, const RequestOut& out) {
   CommRef c;
   FABMPI_TRY(call.comm(comm, &c));
-  if (c->is_inter()) return inter_reduce_scatter(kind, c, sendbuf, recvbuf, recvcounts, recvcount, type, op, req);
+  if (c->is_inter()) return inter_reduce_scatter(kind, c, sendbuf, recvbuf, recvcounts, recvcount, type, op, out);
   const int p = c->size();
   if (kind == Collective::reduce_scatter) FABMPI_TRY(check_counts(recvcounts, p, "recvcounts"));
   else FABMPI_TRY(check_count(recvcount));
@@ -175,27 +216,25 @@ Rc reduce_scatter(ApiCall& call, Collective kind, const void* sendbuf, void* rec
   FABMPI_TRY(check_buffer(recvbuf, sendbuf == MPI_IN_PLACE ? (total > 0 ? 1 : 0) : mine, *t));
   FABMPI_TRY(check_no_alias(sendbuf, recvbuf, total > 0 && t->size() > 0));
   call.trace_collective(*c, MPI_PROC_NULL, static_cast<std::size_t>(total) * t->size());
-  if (!req && kind == Collective::reduce_scatter_block) {
+  if (out.blocking() && kind == Collective::reduce_scatter_block) {
     bool done = false;
     FABMPI_TRY(coll::shm_reduce_scatter_block(c, sendbuf, recvbuf, recvcount, t, o, &done));
     if (done) return Rc();
   }
-  RequestRef r;
-  FABMPI_TRY(coll::start_reduce_scatter(kind, c, sendbuf, recvbuf,
-                                        kind == Collective::reduce_scatter ? counts_span(recvcounts, p)
-                                                                           : counts_span(&recvcount, 1),
-                                        t, o, &r));
-  return finish(r, req);
+  std::vector<int> counts = kind == Collective::reduce_scatter ? copy_counts(recvcounts, p) : std::vector<int>{recvcount};
+  return launch(out, c, [=, counts = std::move(counts)](RequestRef* r) {
+    return coll::start_reduce_scatter(kind, c, sendbuf, recvbuf, counts, t, o, r);
+  });
 }
 
 Rc allgather(ApiCall& call, Collective kind, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
              int recvcount, const int* recvcounts, const int* displs, MPI_Datatype recvtype, MPI_Comm comm,
-             MPI_Request* req) {
+             const RequestOut& out) {
   CommRef c;
   FABMPI_TRY(call.comm(comm, &c));
   if (c->is_inter())
     return inter_gathers(kind, c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvcounts, displs, recvtype,
-                         MPI_PROC_NULL, req);
+                         MPI_PROC_NULL, out);
   const int p = c->size();
   DatatypeRef st, rt;
   if (sendbuf != MPI_IN_PLACE) FABMPI_TRY(check_buf(sendbuf, sendcount, sendtype, &st, "send buffer"));
@@ -214,28 +253,28 @@ Rc allgather(ApiCall& call, Collective kind, const void* sendbuf, int sendcount,
     call.trace_collective(*c, MPI_PROC_NULL, st ? static_cast<std::size_t>(sendcount) * st->size()
                                                 : static_cast<std::size_t>(own_count) * rt->size());
   }
-  if (!req && kind == Collective::allgather) {
+  if (out.blocking() && kind == Collective::allgather) {
     bool done = false;
     FABMPI_TRY(coll::shm_allgather(c, sendbuf, sendcount, st, recvbuf, recvcount, rt, &done));
     if (done) return Rc();
   }
-  RequestRef r;
   const bool v = kind == Collective::allgatherv;
-  FABMPI_TRY(coll::start_allgather(kind, c, sendbuf, sendcount, st, recvbuf, recvcount,
-                                   v ? counts_span(recvcounts, p) : coll::Counts{},
-                                   v ? counts_span(displs, p) : coll::Counts{}, rt, &r));
-  return finish(r, req);
+  std::vector<int> counts = v ? copy_counts(recvcounts, p) : std::vector<int>{};
+  std::vector<int> offsets = v ? copy_counts(displs, p) : std::vector<int>{};
+  return launch(out, c, [=, counts = std::move(counts), offsets = std::move(offsets)](RequestRef* r) {
+    return coll::start_allgather(kind, c, sendbuf, sendcount, st, recvbuf, recvcount, counts, offsets, rt, r);
+  });
 }
 
 Rc gather(ApiCall& call, Collective kind, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
           int recvcount, const int* recvcounts, const int* displs, MPI_Datatype recvtype, int root, MPI_Comm comm,
-          MPI_Request* req) {
+          const RequestOut& out) {
   CommRef c;
   FABMPI_TRY(call.comm(comm, &c));
   FABMPI_TRY(check_root(*c, root));
   if (c->is_inter())
     return inter_gathers(kind, c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvcounts, displs, recvtype,
-                         root, req);
+                         root, out);
   const int p = c->size();
   const bool is_root = c->rank() == root;
   const bool v = kind == Collective::gatherv;
@@ -256,27 +295,27 @@ Rc gather(ApiCall& call, Collective kind, const void* sendbuf, int sendcount, MP
     FABMPI_TRY(check_no_alias(sendbuf, recvbuf, sendcount > 0 && st && st->size() > 0));
   }
   call.trace_collective(*c, root, st ? static_cast<std::size_t>(sendcount) * st->size() : 0);
-  if (!req && !v) {
+  if (out.blocking() && !v) {
     bool done = false;
     FABMPI_TRY(coll::shm_gather(c, sendbuf, sendcount, st, recvbuf, recvcount, rt, root, &done));
     if (done) return Rc();
   }
-  RequestRef r;
-  FABMPI_TRY(coll::start_gather(kind, c, sendbuf, sendcount, st, recvbuf, recvcount,
-                                v && is_root ? counts_span(recvcounts, p) : coll::Counts{},
-                                v && is_root ? counts_span(displs, p) : coll::Counts{}, rt, root, &r));
-  return finish(r, req);
+  std::vector<int> counts = v && is_root ? copy_counts(recvcounts, p) : std::vector<int>{};
+  std::vector<int> offsets = v && is_root ? copy_counts(displs, p) : std::vector<int>{};
+  return launch(out, c, [=, counts = std::move(counts), offsets = std::move(offsets)](RequestRef* r) {
+    return coll::start_gather(kind, c, sendbuf, sendcount, st, recvbuf, recvcount, counts, offsets, rt, root, r);
+  });
 }
 
 Rc scatter(ApiCall& call, Collective kind, const void* sendbuf, int sendcount, const int* sendcounts,
            const int* displs, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root,
-           MPI_Comm comm, MPI_Request* req) {
+           MPI_Comm comm, const RequestOut& out) {
   CommRef c;
   FABMPI_TRY(call.comm(comm, &c));
   FABMPI_TRY(check_root(*c, root));
   if (c->is_inter())
     return inter_scatter(kind, c, sendbuf, sendcount, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
-                         root, req);
+                         root, out);
   const int p = c->size();
   const bool is_root = c->rank() == root;
   const bool v = kind == Collective::scatterv;
@@ -297,16 +336,16 @@ Rc scatter(ApiCall& call, Collective kind, const void* sendbuf, int sendcount, c
     FABMPI_TRY(check_no_alias(sendbuf, recvbuf, recvcount > 0 && rt && rt->size() > 0));
   }
   call.trace_collective(*c, root, rt ? static_cast<std::size_t>(recvcount) * rt->size() : 0);
-  if (!req && !v) {
+  if (out.blocking() && !v) {
     bool done = false;
     FABMPI_TRY(coll::shm_scatter(c, sendbuf, sendcount, st, recvbuf, recvcount, rt, root, &done));
     if (done) return Rc();
   }
-  RequestRef r;
-  FABMPI_TRY(coll::start_scatter(kind, c, sendbuf, sendcount, v && is_root ? counts_span(sendcounts, p) : coll::Counts{},
-                                 v && is_root ? counts_span(displs, p) : coll::Counts{}, st, recvbuf, recvcount, rt,
-                                 root, &r));
-  return finish(r, req);
+  std::vector<int> counts = v && is_root ? copy_counts(sendcounts, p) : std::vector<int>{};
+  std::vector<int> offsets = v && is_root ? copy_counts(displs, p) : std::vector<int>{};
+  return launch(out, c, [=, counts = std::move(counts), offsets = std::move(offsets)](RequestRef* r) {
+    return coll::start_scatter(kind, c, sendbuf, sendcount, counts, offsets, st, recvbuf, recvcount, rt, root, r);
+  });
 }
 
 // One side of an alltoall: counts (uniform or per peer), displacements in elements (v) or bytes (w).
@@ -332,12 +371,12 @@ Rc peer_blocks(int p, int count, const int* counts, const int* displs, MPI_Datat
 Rc alltoall(ApiCall& call, Collective kind, const void* sendbuf, int sendcount, const int* sendcounts,
             const int* sdispls, MPI_Datatype sendtype, const MPI_Datatype* sendtypes, void* recvbuf, int recvcount,
             const int* recvcounts, const int* rdispls, MPI_Datatype recvtype, const MPI_Datatype* recvtypes,
-            MPI_Comm comm, MPI_Request* req) {
+            MPI_Comm comm, const RequestOut& out) {
   CommRef c;
   FABMPI_TRY(call.comm(comm, &c));
   if (c->is_inter())
     return inter_alltoall(kind, c, sendbuf, sendcount, sendcounts, sdispls, sendtype, sendtypes, recvbuf, recvcount,
-                          recvcounts, rdispls, recvtype, recvtypes, req);
+                          recvcounts, rdispls, recvtype, recvtypes, out);
   const int p = c->size();
   const bool w = kind == Collective::alltoallw;
   if (kind != Collective::alltoall && (recvcounts == nullptr || (sendbuf != MPI_IN_PLACE && sendcounts == nullptr)))
@@ -350,7 +389,7 @@ Rc alltoall(ApiCall& call, Collective kind, const void* sendbuf, int sendcount, 
     const bool sized = kind == Collective::alltoall && recvcount >= 0 && to_datatype(recvtype, &rt).ok();
     call.trace_collective(*c, MPI_PROC_NULL, sized ? static_cast<std::size_t>(recvcount) * rt->size() : 0);
   }
-  if (!req && kind == Collective::alltoall) {
+  if (out.blocking() && kind == Collective::alltoall) {
     // The same checks peer_blocks makes for uniform counts, without building the per-peer vectors.
     DatatypeRef st, rt;
     FABMPI_TRY(check_count(recvcount));
@@ -376,9 +415,9 @@ Rc alltoall(ApiCall& call, Collective kind, const void* sendbuf, int sendcount, 
     if (bytes > 0 && sendbuf == nullptr && kind == Collective::alltoall)
       return fail(MPI_ERR_BUFFER, "NULL send buffer with count %d", sendcount);
   }
-  RequestRef r;
-  FABMPI_TRY(coll::start_alltoall(kind, c, sendbuf, send, recvbuf, recv, &r));
-  return finish(r, req);
+  return launch(out, c, [=, send = std::move(send), recv = std::move(recv)](RequestRef* r) {
+    return coll::start_alltoall(kind, c, sendbuf, send, recvbuf, recv, r);
+  });
 }
 
 // ---- neighbourhood collectives (MPI-3.1 7.6)
@@ -438,7 +477,7 @@ Rc neighbor(ApiCall& call, NeighborKind kind, const char* what, const void* send
             const int* sendcounts, const int* sdispls, const MPI_Aint* sbyte_displs, MPI_Datatype sendtype,
             const MPI_Datatype* sendtypes, void* recvbuf, int recvcount, const int* recvcounts, const int* rdispls,
             const MPI_Aint* rbyte_displs, MPI_Datatype recvtype, const MPI_Datatype* recvtypes, MPI_Comm comm,
-            MPI_Request* req) {
+            const RequestOut& out) {
   CommRef c;
   FABMPI_TRY(call.comm(comm, &c));
   if (!c->topology)
@@ -464,9 +503,7 @@ Rc neighbor(ApiCall& call, NeighborKind kind, const char* what, const void* send
     // one or two), its two messages match in posting order: send up first, as receives go down first.
     for (std::size_t d = 0; d + 1 < sends.size(); d += 2) std::swap(sends[d], sends[d + 1]);
   }
-  RequestRef r;
-  FABMPI_TRY(coll::start_neighbor_exchange(c, what, sendbuf, sends, recvbuf, recvs, &r));
-  return finish(r, req);
+  return exchange(c, what, sendbuf, std::move(sends), recvbuf, std::move(recvs), out);
 }
 
 // ---- intercommunicator forms (MPI-3.1 5.2.2): the group holding the root passes MPI_ROOT at the root and
@@ -485,21 +522,21 @@ std::vector<int> remote_ranks(const Comm& c) {
   return ranks;
 }
 
-Rc exchange(const CommRef& c, const char* what, const void* sendbuf, const std::vector<coll::NeighborBlock>& sends,
-            void* recvbuf, const std::vector<coll::NeighborBlock>& recvs, MPI_Request* req) {
-  RequestRef r;
-  FABMPI_TRY(coll::start_neighbor_exchange(c, what, sendbuf, sends, recvbuf, recvs, &r));
-  return finish(r, req);
+Rc exchange(const CommRef& c, const char* what, const void* sendbuf, std::vector<coll::NeighborBlock> sends,
+            void* recvbuf, std::vector<coll::NeighborBlock> recvs, const RequestOut& out) {
+  return launch(out, c, [=, sends = std::move(sends), recvs = std::move(recvs)](RequestRef* r) {
+    return coll::start_neighbor_exchange(c, what, sendbuf, sends, recvbuf, recvs, r);
+  });
 }
 
-Rc inter_barrier(const CommRef& c, MPI_Request* req) {
+Rc inter_barrier(const CommRef& c, const RequestOut& out) {
   // Everyone tells every remote process it arrived and waits to hear the same from each of them.
   std::vector<coll::NeighborBlock> blocks;
   for (int r = 0; r < c->peer_size(); ++r) blocks.push_back({r, 0, 0, builtin_datatype(MPI_BYTE)});
-  return exchange(c, "MPI_Barrier on an intercommunicator", nullptr, blocks, nullptr, blocks, req);
+  return exchange(c, "MPI_Barrier on an intercommunicator", nullptr, blocks, nullptr, blocks, out);
 }
 
-Rc inter_bcast(const CommRef& c, void* buf, int count, MPI_Datatype type, int root, MPI_Request* req) {
+Rc inter_bcast(const CommRef& c, void* buf, int count, MPI_Datatype type, int root, const RequestOut& out) {
   FABMPI_TRY(check_root(*c, root));
   std::vector<coll::NeighborBlock> sends, recvs;
   if (root == MPI_ROOT) {
@@ -511,16 +548,16 @@ Rc inter_bcast(const CommRef& c, void* buf, int count, MPI_Datatype type, int ro
     FABMPI_TRY(neighbor_blocks({root}, buf, BlockLayout::same, count, nullptr, nullptr, nullptr, type, nullptr, &recvs,
                                "receive"));
   }
-  return exchange(c, "MPI_Bcast on an intercommunicator", buf, sends, buf, recvs, req);
+  return exchange(c, "MPI_Bcast on an intercommunicator", buf, std::move(sends), buf, std::move(recvs), out);
 }
 
 Rc inter_reduction(Collective kind, const CommRef& c, const void* sendbuf, void* recvbuf, int count,
-                   MPI_Datatype type, MPI_Op op, int root, MPI_Request* req) {
+                   MPI_Datatype type, MPI_Op op, int root, const RequestOut& out) {
   if (kind == Collective::reduce) FABMPI_TRY(check_root(*c, root));
   // The rest of the root's group takes no part: none of its arguments are significant (mpi4py passes
   // MPI_BYTE there, with any op).
   if (kind == Collective::reduce && root == MPI_PROC_NULL)
-    return exchange(c, "MPI_Reduce on an intercommunicator", nullptr, {}, nullptr, {}, req);
+    return exchange(c, "MPI_Reduce on an intercommunicator", nullptr, {}, nullptr, {}, out);
   if (kind == Collective::allreduce) root = 0;  // sends and receives
   FABMPI_TRY(check_count(count));
   DatatypeRef t;
@@ -537,14 +574,14 @@ Rc inter_reduction(Collective kind, const CommRef& c, const void* sendbuf, void*
     FABMPI_TRY(no_in_place(recvbuf, "receive buffer"));
     FABMPI_TRY(check_buffer(recvbuf, count, *t));
   }
-  RequestRef r;
-  FABMPI_TRY(coll::start_inter_reduction(kind, c, sendbuf, recvbuf, count, t, o, kind == Collective::reduce ? root : 0,
-                                         &r));
-  return finish(r, req);
+  const int reduce_root = kind == Collective::reduce ? root : 0;
+  return launch(out, c, [=](RequestRef* r) {
+    return coll::start_inter_reduction(kind, c, sendbuf, recvbuf, count, t, o, reduce_root, r);
+  });
 }
 
 Rc inter_reduce_scatter(Collective kind, const CommRef& c, const void* sendbuf, void* recvbuf, const int* recvcounts,
-                        int recvcount, MPI_Datatype type, MPI_Op op, MPI_Request* req) {
+                        int recvcount, MPI_Datatype type, MPI_Op op, const RequestOut& out) {
   const int p = c->size();
   const bool block = kind == Collective::reduce_scatter_block;
   if (block) FABMPI_TRY(check_count(recvcount));
@@ -559,18 +596,17 @@ Rc inter_reduce_scatter(Collective kind, const CommRef& c, const void* sendbuf, 
   for (int i = 0; i < p; ++i) total += block ? recvcount : recvcounts[i];
   FABMPI_TRY(check_buffer(sendbuf, total > 0 ? 1 : 0, *t));
   FABMPI_TRY(check_buffer(recvbuf, block ? recvcount : recvcounts[c->rank()], *t));
-  RequestRef r;
-  FABMPI_TRY(coll::start_inter_reduce_scatter(kind, c, sendbuf, recvbuf,
-                                              block ? counts_span(&recvcount, 1) : counts_span(recvcounts, p), t, o,
-                                              &r));
-  return finish(r, req);
+  std::vector<int> counts = block ? std::vector<int>{recvcount} : copy_counts(recvcounts, p);
+  return launch(out, c, [=, counts = std::move(counts)](RequestRef* r) {
+    return coll::start_inter_reduce_scatter(kind, c, sendbuf, recvbuf, counts, t, o, r);
+  });
 }
 
 // Gather(v) and, with root = MPI_PROC_NULL as a marker, allgather(v): each remote rank's block lands at
 // its place in recvbuf.
 Rc inter_gathers(Collective kind, const CommRef& c, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                  void* recvbuf, int recvcount, const int* recvcounts, const int* displs, MPI_Datatype recvtype,
-                 int root, MPI_Request* req) {
+                 int root, const RequestOut& out) {
   const bool all = kind == Collective::allgather || kind == Collective::allgatherv;
   const bool v = kind == Collective::gatherv || kind == Collective::allgatherv;
   const bool sends = all || root >= 0;
@@ -589,12 +625,12 @@ Rc inter_gathers(Collective kind, const CommRef& c, const void* sendbuf, int sen
   }
   const char* what = all ? (v ? "MPI_Allgatherv on an intercommunicator" : "MPI_Allgather on an intercommunicator")
                          : (v ? "MPI_Gatherv on an intercommunicator" : "MPI_Gather on an intercommunicator");
-  return exchange(c, what, sendbuf, send_blocks, recvbuf, recv_blocks, req);
+  return exchange(c, what, sendbuf, std::move(send_blocks), recvbuf, std::move(recv_blocks), out);
 }
 
 Rc inter_scatter(Collective kind, const CommRef& c, const void* sendbuf, int sendcount, const int* sendcounts,
                  const int* displs, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
-                 int root, MPI_Request* req) {
+                 int root, const RequestOut& out) {
   const bool v = kind == Collective::scatterv;
   std::vector<coll::NeighborBlock> send_blocks, recv_blocks;
   if (root == MPI_ROOT) {
@@ -607,13 +643,13 @@ Rc inter_scatter(Collective kind, const CommRef& c, const void* sendbuf, int sen
                                nullptr, &recv_blocks, "receive"));
   }
   return exchange(c, v ? "MPI_Scatterv on an intercommunicator" : "MPI_Scatter on an intercommunicator", sendbuf,
-                  send_blocks, recvbuf, recv_blocks, req);
+                  std::move(send_blocks), recvbuf, std::move(recv_blocks), out);
 }
 
 Rc inter_alltoall(Collective kind, const CommRef& c, const void* sendbuf, int sendcount, const int* sendcounts,
                   const int* sdispls, MPI_Datatype sendtype, const MPI_Datatype* sendtypes, void* recvbuf,
                   int recvcount, const int* recvcounts, const int* rdispls, MPI_Datatype recvtype,
-                  const MPI_Datatype* recvtypes, MPI_Request* req) {
+                  const MPI_Datatype* recvtypes, const RequestOut& out) {
   FABMPI_TRY(no_in_place(sendbuf, "send buffer"));
   FABMPI_TRY(no_in_place(recvbuf, "receive buffer"));
   const std::vector<int> remote = remote_ranks(*c);
@@ -637,7 +673,7 @@ Rc inter_alltoall(Collective kind, const CommRef& c, const void* sendbuf, int se
   const char* what = kind == Collective::alltoall    ? "MPI_Alltoall on an intercommunicator"
                      : kind == Collective::alltoallv ? "MPI_Alltoallv on an intercommunicator"
                                                      : "MPI_Alltoallw on an intercommunicator";
-  return exchange(c, what, sendbuf, send_blocks, recvbuf, recv_blocks, req);
+  return exchange(c, what, sendbuf, std::move(send_blocks), recvbuf, std::move(recv_blocks), out);
 }
 
 }  // namespace
@@ -908,4 +944,226 @@ int PMPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcounts[], const 
   ApiCall call("MPI_Ineighbor_alltoallw");
   if (!request) return call.finish(check_request_out(request, true));
   return call.finish(neighbor(call, NeighborKind::alltoallw, "MPI_Ineighbor_alltoallw", sendbuf, 0, sendcounts, nullptr, sdispls, MPI_DATATYPE_NULL, sendtypes, recvbuf, 0, recvcounts, nullptr, rdispls, MPI_DATATYPE_NULL, recvtypes, comm, request));
+}
+
+// ---- persistent collectives (MPI-4.0 6.12): the nonblocking forms' checks, started by MPI_Start
+
+#pragma weak MPI_Barrier_init = PMPI_Barrier_init
+int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  ApiCall call("MPI_Barrier_init");
+  if (!request) return call.finish(check_request_out(request, true));
+  return call.finish([&]() -> Rc {
+    FABMPI_TRY(check_info_arg(info));
+    return barrier(call, comm, RequestOut::persistent(request));
+  }());
+}
+
+#pragma weak MPI_Bcast_init = PMPI_Bcast_init
+int PMPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  ApiCall call("MPI_Bcast_init");
+  if (!request) return call.finish(check_request_out(request, true));
+  return call.finish([&]() -> Rc {
+    FABMPI_TRY(check_info_arg(info));
+    return bcast(call, buffer, count, datatype, root, comm, RequestOut::persistent(request));
+  }());
+}
+
+#pragma weak MPI_Reduce_init = PMPI_Reduce_init
+int PMPI_Reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  ApiCall call("MPI_Reduce_init");
+  if (!request) return call.finish(check_request_out(request, true));
+  return call.finish([&]() -> Rc {
+    FABMPI_TRY(check_info_arg(info));
+    return reduction(call, Collective::reduce, sendbuf, recvbuf, count, datatype, op, root, comm, RequestOut::persistent(request));
+  }());
+}
+
+#pragma weak MPI_Allreduce_init = PMPI_Allreduce_init
+int PMPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  ApiCall call("MPI_Allreduce_init");
+  if (!request) return call.finish(check_request_out(request, true));
+  return call.finish([&]() -> Rc {
+    FABMPI_TRY(check_info_arg(info));
+    return reduction(call, Collective::allreduce, sendbuf, recvbuf, count, datatype, op, 0, comm, RequestOut::persistent(request));
+  }());
+}
+
+#pragma weak MPI_Scan_init = PMPI_Scan_init
+int PMPI_Scan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  ApiCall call("MPI_Scan_init");
+  if (!request) return call.finish(check_request_out(request, true));
+  return call.finish([&]() -> Rc {
+    FABMPI_TRY(check_info_arg(info));
+    return reduction(call, Collective::scan, sendbuf, recvbuf, count, datatype, op, 0, comm, RequestOut::persistent(request));
+  }());
+}
+
+#pragma weak MPI_Exscan_init = PMPI_Exscan_init
+int PMPI_Exscan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  ApiCall call("MPI_Exscan_init");
+  if (!request) return call.finish(check_request_out(request, true));
+  return call.finish([&]() -> Rc {
+    FABMPI_TRY(check_info_arg(info));
+    return reduction(call, Collective::exscan, sendbuf, recvbuf, count, datatype, op, 0, comm, RequestOut::persistent(request));
+  }());
+}
+
+#pragma weak MPI_Reduce_scatter_init = PMPI_Reduce_scatter_init
+int PMPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  ApiCall call("MPI_Reduce_scatter_init");
+  if (!request) return call.finish(check_request_out(request, true));
+  return call.finish([&]() -> Rc {
+    FABMPI_TRY(check_info_arg(info));
+    return reduce_scatter(call, Collective::reduce_scatter, sendbuf, recvbuf, recvcounts, 0, datatype, op, comm, RequestOut::persistent(request));
+  }());
+}
+
+#pragma weak MPI_Reduce_scatter_block_init = PMPI_Reduce_scatter_block_init
+int PMPI_Reduce_scatter_block_init(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  ApiCall call("MPI_Reduce_scatter_block_init");
+  if (!request) return call.finish(check_request_out(request, true));
+  return call.finish([&]() -> Rc {
+    FABMPI_TRY(check_info_arg(info));
+    return reduce_scatter(call, Collective::reduce_scatter_block, sendbuf, recvbuf, nullptr, recvcount, datatype, op, comm, RequestOut::persistent(request));
+  }());
+}
+
+#pragma weak MPI_Allgather_init = PMPI_Allgather_init
+int PMPI_Allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  ApiCall call("MPI_Allgather_init");
+  if (!request) return call.finish(check_request_out(request, true));
+  return call.finish([&]() -> Rc {
+    FABMPI_TRY(check_info_arg(info));
+    return allgather(call, Collective::allgather, sendbuf, sendcount, sendtype, recvbuf, recvcount, nullptr, nullptr, recvtype, comm, RequestOut::persistent(request));
+  }());
+}
+
+#pragma weak MPI_Allgatherv_init = PMPI_Allgatherv_init
+int PMPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  ApiCall call("MPI_Allgatherv_init");
+  if (!request) return call.finish(check_request_out(request, true));
+  return call.finish([&]() -> Rc {
+    FABMPI_TRY(check_info_arg(info));
+    return allgather(call, Collective::allgatherv, sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype, comm, RequestOut::persistent(request));
+  }());
+}
+
+#pragma weak MPI_Gather_init = PMPI_Gather_init
+int PMPI_Gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  ApiCall call("MPI_Gather_init");
+  if (!request) return call.finish(check_request_out(request, true));
+  return call.finish([&]() -> Rc {
+    FABMPI_TRY(check_info_arg(info));
+    return gather(call, Collective::gather, sendbuf, sendcount, sendtype, recvbuf, recvcount, nullptr, nullptr, recvtype, root, comm, RequestOut::persistent(request));
+  }());
+}
+
+#pragma weak MPI_Gatherv_init = PMPI_Gatherv_init
+int PMPI_Gatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  ApiCall call("MPI_Gatherv_init");
+  if (!request) return call.finish(check_request_out(request, true));
+  return call.finish([&]() -> Rc {
+    FABMPI_TRY(check_info_arg(info));
+    return gather(call, Collective::gatherv, sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype, root, comm, RequestOut::persistent(request));
+  }());
+}
+
+#pragma weak MPI_Scatter_init = PMPI_Scatter_init
+int PMPI_Scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  ApiCall call("MPI_Scatter_init");
+  if (!request) return call.finish(check_request_out(request, true));
+  return call.finish([&]() -> Rc {
+    FABMPI_TRY(check_info_arg(info));
+    return scatter(call, Collective::scatter, sendbuf, sendcount, nullptr, nullptr, sendtype, recvbuf, recvcount, recvtype, root, comm, RequestOut::persistent(request));
+  }());
+}
+
+#pragma weak MPI_Scatterv_init = PMPI_Scatterv_init
+int PMPI_Scatterv_init(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  ApiCall call("MPI_Scatterv_init");
+  if (!request) return call.finish(check_request_out(request, true));
+  return call.finish([&]() -> Rc {
+    FABMPI_TRY(check_info_arg(info));
+    return scatter(call, Collective::scatterv, sendbuf, 0, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, RequestOut::persistent(request));
+  }());
+}
+
+#pragma weak MPI_Alltoall_init = PMPI_Alltoall_init
+int PMPI_Alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  ApiCall call("MPI_Alltoall_init");
+  if (!request) return call.finish(check_request_out(request, true));
+  return call.finish([&]() -> Rc {
+    FABMPI_TRY(check_info_arg(info));
+    return alltoall(call, Collective::alltoall, sendbuf, sendcount, nullptr, nullptr, sendtype, nullptr, recvbuf, recvcount, nullptr, nullptr, recvtype, nullptr, comm, RequestOut::persistent(request));
+  }());
+}
+
+#pragma weak MPI_Alltoallv_init = PMPI_Alltoallv_init
+int PMPI_Alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  ApiCall call("MPI_Alltoallv_init");
+  if (!request) return call.finish(check_request_out(request, true));
+  return call.finish([&]() -> Rc {
+    FABMPI_TRY(check_info_arg(info));
+    return alltoall(call, Collective::alltoallv, sendbuf, 0, sendcounts, sdispls, sendtype, nullptr, recvbuf, 0, recvcounts, rdispls, recvtype, nullptr, comm, RequestOut::persistent(request));
+  }());
+}
+
+#pragma weak MPI_Alltoallw_init = PMPI_Alltoallw_init
+int PMPI_Alltoallw_init(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  ApiCall call("MPI_Alltoallw_init");
+  if (!request) return call.finish(check_request_out(request, true));
+  return call.finish([&]() -> Rc {
+    FABMPI_TRY(check_info_arg(info));
+    return alltoall(call, Collective::alltoallw, sendbuf, 0, sendcounts, sdispls, MPI_DATATYPE_NULL, sendtypes, recvbuf, 0, recvcounts, rdispls, MPI_DATATYPE_NULL, recvtypes, comm, RequestOut::persistent(request));
+  }());
+}
+
+#pragma weak MPI_Neighbor_allgather_init = PMPI_Neighbor_allgather_init
+int PMPI_Neighbor_allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  ApiCall call("MPI_Neighbor_allgather_init");
+  if (!request) return call.finish(check_request_out(request, true));
+  return call.finish([&]() -> Rc {
+    FABMPI_TRY(check_info_arg(info));
+    return neighbor(call, NeighborKind::allgather, "MPI_Neighbor_allgather_init", sendbuf, sendcount, nullptr, nullptr, nullptr, sendtype, nullptr, recvbuf, recvcount, nullptr, nullptr, nullptr, recvtype, nullptr, comm, RequestOut::persistent(request));
+  }());
+}
+
+#pragma weak MPI_Neighbor_allgatherv_init = PMPI_Neighbor_allgatherv_init
+int PMPI_Neighbor_allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  ApiCall call("MPI_Neighbor_allgatherv_init");
+  if (!request) return call.finish(check_request_out(request, true));
+  return call.finish([&]() -> Rc {
+    FABMPI_TRY(check_info_arg(info));
+    return neighbor(call, NeighborKind::allgatherv, "MPI_Neighbor_allgatherv_init", sendbuf, sendcount, nullptr, nullptr, nullptr, sendtype, nullptr, recvbuf, 0, recvcounts, displs, nullptr, recvtype, nullptr, comm, RequestOut::persistent(request));
+  }());
+}
+
+#pragma weak MPI_Neighbor_alltoall_init = PMPI_Neighbor_alltoall_init
+int PMPI_Neighbor_alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  ApiCall call("MPI_Neighbor_alltoall_init");
+  if (!request) return call.finish(check_request_out(request, true));
+  return call.finish([&]() -> Rc {
+    FABMPI_TRY(check_info_arg(info));
+    return neighbor(call, NeighborKind::alltoall, "MPI_Neighbor_alltoall_init", sendbuf, sendcount, nullptr, nullptr, nullptr, sendtype, nullptr, recvbuf, recvcount, nullptr, nullptr, nullptr, recvtype, nullptr, comm, RequestOut::persistent(request));
+  }());
+}
+
+#pragma weak MPI_Neighbor_alltoallv_init = PMPI_Neighbor_alltoallv_init
+int PMPI_Neighbor_alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  ApiCall call("MPI_Neighbor_alltoallv_init");
+  if (!request) return call.finish(check_request_out(request, true));
+  return call.finish([&]() -> Rc {
+    FABMPI_TRY(check_info_arg(info));
+    return neighbor(call, NeighborKind::alltoallv, "MPI_Neighbor_alltoallv_init", sendbuf, 0, sendcounts, sdispls, nullptr, sendtype, nullptr, recvbuf, 0, recvcounts, rdispls, nullptr, recvtype, nullptr, comm, RequestOut::persistent(request));
+  }());
+}
+
+#pragma weak MPI_Neighbor_alltoallw_init = PMPI_Neighbor_alltoallw_init
+int PMPI_Neighbor_alltoallw_init(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  ApiCall call("MPI_Neighbor_alltoallw_init");
+  if (!request) return call.finish(check_request_out(request, true));
+  return call.finish([&]() -> Rc {
+    FABMPI_TRY(check_info_arg(info));
+    return neighbor(call, NeighborKind::alltoallw, "MPI_Neighbor_alltoallw_init", sendbuf, 0, sendcounts, nullptr, sdispls, MPI_DATATYPE_NULL, sendtypes, recvbuf, 0, recvcounts, nullptr, rdispls, MPI_DATATYPE_NULL, recvtypes, comm, RequestOut::persistent(request));
+  }());
 }

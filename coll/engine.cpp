@@ -220,6 +220,10 @@ void Engine::finish(CollRequest& request) {
     request.error = rc.code();
   }
   request.mark_complete();
+  if (RequestRef outer = request.completes_also.lock()) {
+    outer->error = request.error;
+    outer->mark_complete();
+  }
 }
 
 void Engine::describe_waiting(std::vector<std::string>* lines) const {

@@ -38,6 +38,7 @@ class CollRequest final : public Request {
   const Algorithm* algorithm = nullptr;            // set by Engine::start (hang reports)
   const char* label = nullptr;                     // what runs when no algorithm does (start_schedule)
   int tag = 0;                                     // the collective-channel tag of this instance
+  std::weak_ptr<Request> completes_also;            // a persistent collective whose round this is
   ScheduleRef schedule;                             // last: destroyed first, it points into the above
 };
 

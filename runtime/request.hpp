@@ -16,7 +16,9 @@ class Comm;
 
 class Request {
  public:
-  enum class Kind : std::uint8_t { send, recv, collective, persistent_send, persistent_recv, generalized };
+  enum class Kind : std::uint8_t {
+    send, recv, collective, persistent_send, persistent_recv, persistent_collective, generalized
+  };
 
   explicit Request(Kind kind) noexcept : kind_(kind) {}
   virtual ~Request() = default;
@@ -36,6 +38,8 @@ class Request {
   // Persistent requests are inactive between rounds.
   virtual bool is_persistent() const noexcept { return false; }
   virtual bool is_active() const noexcept { return true; }
+  // A persistent request's round has been completed by a Wait/Test call: inactive until the next start.
+  virtual void deactivate() noexcept {}
 
   // The communicator whose error handler reports this request's errors (nullptr: MPI_COMM_WORLD's).
   virtual std::shared_ptr<Comm> communicator() const { return nullptr; }

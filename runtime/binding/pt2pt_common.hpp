@@ -40,7 +40,7 @@ class PersistentRequest final : public Request {
   bool is_persistent() const noexcept override { return true; }
   bool is_active() const noexcept override { return active_; }
   CommRef communicator() const override { return args.comm; }
-  void deactivate() noexcept { active_ = false; }
+  void deactivate() noexcept override { active_ = false; }
 
   Args args;
   std::weak_ptr<Request> self;  // set right after creation; start() hands the engine a shared_ptr

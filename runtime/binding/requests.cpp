@@ -74,7 +74,7 @@ int release_completed(MPI_Request* handle, const RequestRef& request, MPI_Status
   request->fill_status(status);
   const int error = request->error;
   if (request->is_persistent()) {
-    if (auto* p = dynamic_cast<PersistentRequest*>(request.get())) p->deactivate();
+    request->deactivate();
   } else {
     library().requests.erase(*handle);
     *handle = MPI_REQUEST_NULL;
@@ -436,6 +436,8 @@ int PMPI_Startall(int count, MPI_Request array_of_requests[]) {
     FABMPI_TRY(to_requests(count, array_of_requests, &reqs));
     for (const RequestRef& r : reqs)
       if (!r || !r->is_persistent()) return fail(MPI_ERR_REQUEST, "MPI_Startall on a request that is not persistent");
+    for (const RequestRef& r : reqs)
+      if (r->is_active()) return fail(MPI_ERR_REQUEST, "MPI_Startall on a persistent request that is already active");
     for (const RequestRef& r : reqs) FABMPI_TRY(r->start());
     return Rc();
   }());
