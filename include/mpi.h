@@ -471,6 +471,11 @@ FABMPI_PUBLIC int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype 
 FABMPI_PUBLIC int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status);
 FABMPI_PUBLIC int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status);
 FABMPI_PUBLIC int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status);
+/* MPI-4.0 3.10: one request over a send and a receive; its status is the receive's. */
+FABMPI_PUBLIC int MPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request);
+FABMPI_PUBLIC int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request);
+FABMPI_PUBLIC int MPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request);
+FABMPI_PUBLIC int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request);
 FABMPI_PUBLIC int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
 FABMPI_PUBLIC int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
 FABMPI_PUBLIC int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status);
@@ -619,6 +624,24 @@ FABMPI_PUBLIC int MPI_Type_get_name(MPI_Datatype datatype, char *type_name, int 
 FABMPI_PUBLIC int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen);
 FABMPI_PUBLIC int MPI_Type_set_name(MPI_Datatype datatype, const char *type_name);
 FABMPI_PUBLIC int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name);
+/* Datatype attributes (MPI-3.1 6.7.4); copied by MPI_Type_dup, deleted by MPI_Type_free. */
+typedef int (MPI_Type_copy_attr_function)(MPI_Datatype oldtype, int type_keyval, void *extra_state,
+                                          void *attribute_val_in, void *attribute_val_out, int *flag);
+typedef int (MPI_Type_delete_attr_function)(MPI_Datatype datatype, int type_keyval, void *attribute_val,
+                                            void *extra_state);
+#define MPI_TYPE_NULL_COPY_FN   ((MPI_Type_copy_attr_function *)0)
+#define MPI_TYPE_NULL_DELETE_FN ((MPI_Type_delete_attr_function *)0)
+#define MPI_TYPE_DUP_FN         ((MPI_Type_copy_attr_function *)MPIR_Dup_fn)
+FABMPI_PUBLIC int MPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn, MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval, void *extra_state);
+FABMPI_PUBLIC int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn, MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval, void *extra_state);
+FABMPI_PUBLIC int MPI_Type_free_keyval(int *type_keyval);
+FABMPI_PUBLIC int PMPI_Type_free_keyval(int *type_keyval);
+FABMPI_PUBLIC int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val);
+FABMPI_PUBLIC int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val);
+FABMPI_PUBLIC int MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag);
+FABMPI_PUBLIC int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag);
+FABMPI_PUBLIC int MPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval);
+FABMPI_PUBLIC int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval);
 FABMPI_PUBLIC int MPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize,
                            int *position, MPI_Comm comm);
 FABMPI_PUBLIC int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize,

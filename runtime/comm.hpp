@@ -12,6 +12,7 @@
 #include <memory>
 #include <string>
 
+#include "runtime/attributes.hpp"
 #include "runtime/context_ids.hpp"
 #include "runtime/errhandler.hpp"
 #include "runtime/group.hpp"
@@ -21,16 +22,6 @@
 namespace fabmpi {
 
 class Runtime;
-
-// A cached attribute key (MPI_Comm_create_keyval).
-struct Keyval {
-  MPI_Comm_copy_attr_function* copy_fn = nullptr;
-  MPI_Comm_delete_attr_function* delete_fn = nullptr;
-  void* extra_state = nullptr;
-  int handle = MPI_KEYVAL_INVALID;
-  bool freed = false;  // MPI_Comm_free_keyval called; the keyval lives on while attributes use it
-};
-using KeyvalRef = std::shared_ptr<Keyval>;
 
 // State a subsystem keeps per communicator and frees with it (the shared-memory collectives' region,
 // coll/shm_region.hpp); only its owner looks inside.
@@ -91,8 +82,8 @@ class Comm {
     return name.empty() ? "the communicator with context id " + std::to_string(context_id_) : name;
   }
   InfoRef info;
-  struct Attribute { KeyvalRef keyval; void* value; };
-  std::map<int, Attribute> attributes;  // keyed by keyval handle
+  using Attribute = fabmpi::Attribute;
+  AttributeMap attributes;
   int handle = MPI_COMM_NULL;           // set by the binding layer
   TopologyRef topology;                 // MPI_Cart_create & co.; shared by MPI_Comm_dup
   // Shared-memory collectives (coll/shm_region.hpp): whether this communicator may use them and, once

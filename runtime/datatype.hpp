@@ -25,6 +25,8 @@
 #include <string>
 #include <vector>
 
+#include "runtime/attributes.hpp"
+
 namespace fabmpi {
 
 // The predefined element types that reduction kernels know. `none` for types that have no arithmetic in
@@ -107,6 +109,9 @@ class Datatype {
 
   std::string name;
   int handle = MPI_DATATYPE_NULL;  // set by the binding layer / builtin table
+  // User attributes (MPI_Type_set_attr): cached by the user on the handle, not part of the type's value,
+  // so they may change on a type shared as const (predefined types included).
+  mutable AttributeMap attributes;
 
  protected:
   template <bool ToStream>

@@ -52,18 +52,16 @@ bool is_predefined_keyval(int keyval) {
   }
 }
 
+}  // namespace
+
+namespace fabmpi::binding {
+
 Rc to_keyval(int handle, KeyvalRef* out) {
   const KeyvalRef* found = library().keyvals.find(handle);
   if (!found) return fail(MPI_ERR_KEYVAL, "invalid attribute keyval %d", handle);
   *out = *found;
   return Rc();
 }
-
-Rc delete_one(Comm& comm, int keyval, Comm::Attribute& attr) { return run_delete_callback(comm.handle, keyval, attr); }
-
-}  // namespace
-
-namespace fabmpi::binding {
 
 Rc run_delete_callback(int object, int keyval, const Comm::Attribute& attr) {
   if (attr.keyval->delete_fn) {
@@ -96,26 +94,26 @@ Rc free_keyval(int* keyval) {
   return Rc();
 }
 
-Rc copy_comm_attributes(const Comm& from, Comm& to) {
-  for (const auto& [keyval, attr] : from.attributes) {
-    if (!attr.keyval->copy_fn) continue;  // MPI_COMM_NULL_COPY_FN: not copied
+Rc copy_attributes(int from_handle, const AttributeMap& from, AttributeMap& to) {
+  for (const auto& [keyval, attr] : from) {
+    if (!attr.keyval->copy_fn) continue;  // MPI_*_NULL_COPY_FN: not copied
     void* out = nullptr;
     int flag = 0;
-    int rc = attr.keyval->copy_fn(from.handle, keyval, attr.keyval->extra_state, attr.value, &out, &flag);
+    int rc = attr.keyval->copy_fn(from_handle, keyval, attr.keyval->extra_state, attr.value, &out, &flag);
     if (rc != MPI_SUCCESS) return fail(rc, "attribute copy callback for keyval %d returned %d", keyval, rc);
-    if (flag) to.attributes[keyval] = Comm::Attribute{attr.keyval, out};
+    if (flag) to[keyval] = Attribute{attr.keyval, out};
   }
   return Rc();
 }
 
-Rc delete_comm_attributes(Comm& comm) {
-  // Delete in reverse order of creation of the keyvals, one at a time (a callback may touch others).
-  while (!comm.attributes.empty()) {
-    auto it = std::prev(comm.attributes.end());
-    Comm::Attribute attr = it->second;
+Rc delete_attributes(int handle, AttributeMap& attributes) {
+  // One at a time, newest keyval first (a callback may touch the others).
+  while (!attributes.empty()) {
+    auto it = std::prev(attributes.end());
+    Attribute attr = it->second;
     int keyval = it->first;
-    comm.attributes.erase(it);
-    FABMPI_TRY(delete_one(comm, keyval, attr));
+    attributes.erase(it);
+    FABMPI_TRY(run_delete_callback(handle, keyval, attr));
   }
   return Rc();
 }
@@ -208,7 +206,7 @@ int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void* attribute_val) {
     auto it = c->attributes.find(comm_keyval);
     if (it != c->attributes.end()) {
       Comm::Attribute old = it->second;
-      FABMPI_TRY(delete_one(*c, comm_keyval, old));
+      FABMPI_TRY(run_delete_callback(c->handle, comm_keyval, old));
     }
     c->attributes[comm_keyval] = Comm::Attribute{kv, attribute_val};
     return Rc();
@@ -228,7 +226,7 @@ int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval) {
       return fail(MPI_ERR_KEYVAL, "no attribute for keyval %d on this communicator", comm_keyval);
     Comm::Attribute attr = it->second;
     c->attributes.erase(it);
-    return delete_one(*c, comm_keyval, attr);
+    return run_delete_callback(c->handle, comm_keyval, attr);
   }());
 }
 

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <vector>
 
+#include "runtime/binding/attributes.hpp"
 #include "runtime/binding/library.hpp"
 
 using namespace fabmpi;
@@ -348,7 +349,12 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
     DatatypeRef old;
     FABMPI_TRY(old_type(oldtype, &old));
     FABMPI_TRY(check_out_ptr(newtype, "newtype"));
-    return publish(make_dup(old), newtype);
+    DatatypeRef dup = make_dup(old);
+    if (Rc rc = copy_attributes(old->handle, old->attributes, dup->attributes); !rc.ok()) {
+      (void)delete_attributes(MPI_DATATYPE_NULL, dup->attributes);  // those copied before the failure
+      return rc;
+    }
+    return publish(dup, newtype);
   }());
 }
 
@@ -374,6 +380,7 @@ int PMPI_Type_free(MPI_Datatype* datatype) {
     DatatypeRef type;
     FABMPI_TRY(old_type(*datatype, &type));
     if (type->builtin()) return fail(MPI_ERR_TYPE, "cannot free predefined datatype %s", type->name.c_str());
+    FABMPI_TRY(delete_attributes(*datatype, type->attributes));
     // Pending operations hold their own reference: the object outlives the handle.
     library().datatypes.erase(*datatype);
     *datatype = MPI_DATATYPE_NULL;
@@ -489,6 +496,84 @@ int PMPI_Type_get_name(MPI_Datatype datatype, char* type_name, int* resultlen) {
     DatatypeRef type;
     FABMPI_TRY(old_type(datatype, &type));
     return copy_object_name(type->name, type_name, resultlen, "type_name");
+  }());
+}
+
+// ---------------------------------------------------------------- attributes (MPI-3.1 6.7.4)
+#pragma weak MPI_Type_create_keyval = PMPI_Type_create_keyval
+int PMPI_Type_create_keyval(MPI_Type_copy_attr_function* type_copy_attr_fn,
+                            MPI_Type_delete_attr_function* type_delete_attr_fn, int* type_keyval, void* extra_state) {
+  ApiCall call("MPI_Type_create_keyval");
+  return call.finish([&]() -> Rc {
+    FABMPI_TRY(call.require_initialized());
+    // Under the MPICH ABI MPI_Datatype and MPI_Comm are both int: the callback types coincide.
+    return create_keyval(type_copy_attr_fn, type_delete_attr_fn, extra_state, type_keyval);
+  }());
+}
+
+#pragma weak MPI_Type_free_keyval = PMPI_Type_free_keyval
+int PMPI_Type_free_keyval(int* type_keyval) {
+  ApiCall call("MPI_Type_free_keyval");
+  return call.finish([&]() -> Rc {
+    FABMPI_TRY(call.require_initialized());
+    return free_keyval(type_keyval);
+  }());
+}
+
+#pragma weak MPI_Type_set_attr = PMPI_Type_set_attr
+int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val) {
+  ApiCall call("MPI_Type_set_attr");
+  return call.finish([&]() -> Rc {
+    FABMPI_TRY(call.require_initialized());
+    DatatypeRef type;
+    FABMPI_TRY(old_type(datatype, &type));
+    KeyvalRef kv;
+    FABMPI_TRY(to_keyval(type_keyval, &kv));
+    auto it = type->attributes.find(type_keyval);
+    if (it != type->attributes.end()) {
+      const Attribute old = it->second;
+      FABMPI_TRY(run_delete_callback(datatype, type_keyval, old));
+    }
+    type->attributes[type_keyval] = Attribute{kv, attribute_val};
+    return Rc();
+  }());
+}
+
+#pragma weak MPI_Type_get_attr = PMPI_Type_get_attr
+int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val, int* flag) {
+  ApiCall call("MPI_Type_get_attr");
+  return call.finish([&]() -> Rc {
+    FABMPI_TRY(call.require_initialized());
+    DatatypeRef type;
+    FABMPI_TRY(old_type(datatype, &type));
+    FABMPI_TRY(check_out_ptr(attribute_val, "attribute_val"));
+    FABMPI_TRY(check_out_ptr(flag, "flag"));
+    KeyvalRef kv;
+    FABMPI_TRY(to_keyval(type_keyval, &kv));
+    auto it = type->attributes.find(type_keyval);
+    *flag = it != type->attributes.end() ? 1 : 0;
+    if (*flag) std::memcpy(attribute_val, &it->second.value, sizeof(void*));
+    return Rc();
+  }());
+}
+
+#pragma weak MPI_Type_delete_attr = PMPI_Type_delete_attr
+int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval) {
+  ApiCall call("MPI_Type_delete_attr");
+  return call.finish([&]() -> Rc {
+    FABMPI_TRY(call.require_initialized());
+    DatatypeRef type;
+    FABMPI_TRY(old_type(datatype, &type));
+    KeyvalRef kv;
+    FABMPI_TRY(to_keyval(type_keyval, &kv));
+    auto it = type->attributes.find(type_keyval);
+    if (it == type->attributes.end())
+      return fail(MPI_ERR_KEYVAL, "no attribute for keyval %d on this datatype", type_keyval);
+    const Attribute attr = it->second;
+    // The callback runs first: when it fails the attribute stays (MPI-3.1 6.7.4).
+    FABMPI_TRY(run_delete_callback(datatype, type_keyval, attr));
+    type->attributes.erase(type_keyval);
+    return Rc();
   }());
 }
 

@@ -222,26 +222,76 @@ int PMPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag,
   }());
 }
 
+namespace {
+
+// Sendrecv's two halves, started: the receive first, so a self-exchange finds it posted. `replace`: the
+// send goes from a packed copy (kept in *packed) so the receive may overwrite `sendbuf` at once.
+struct SendrecvParts {
+  std::shared_ptr<UserRequest> send, recv;
+};
+Rc start_sendrecv(ApiCall& call, const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                  void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+                  std::vector<unsigned char>* packed, SendrecvParts* out) {
+  SendArgs s, r;
+  FABMPI_TRY(check_send(call, sendbuf, sendcount, sendtype, dest, sendtag, comm, &s));
+  FABMPI_TRY(check_recv(call, recvbuf, recvcount, recvtype, source, recvtag, comm, &r));
+  const void* from = sendbuf;
+  std::size_t send_count = static_cast<std::size_t>(sendcount);
+  DatatypeRef send_type = s.type;
+  if (packed) {
+    const std::size_t bytes = send_count * s.type->size();
+    packed->resize(bytes);
+    if (bytes) s.type->pack(sendbuf, send_count, 0, packed->data(), bytes);
+    from = packed->data();
+    send_count = bytes;
+    send_type = builtin_datatype(MPI_BYTE);
+  }
+  pt2pt::Engine& engine = runtime().pt2pt();
+  out->recv = std::make_shared<UserRequest>(Request::Kind::recv, r.comm);
+  out->send = std::make_shared<UserRequest>(Request::Kind::send, s.comm);
+  FABMPI_TRY(engine.start_recv(recvbuf, static_cast<std::size_t>(recvcount), r.type, source, recvtag, r.comm,
+                               Channel::user, out->recv));
+  return engine.start_send(from, send_count, send_type, dest, sendtag, s.comm, Channel::user, SendMode::standard,
+                           out->send);
+}
+
+Rc finish_sendrecv(const SendrecvParts& parts, MPI_Status* status) {
+  runtime().wait(*parts.send);
+  runtime().wait(*parts.recv);
+  parts.recv->fill_status(status);
+  FABMPI_TRY(request_error(*parts.send));
+  return request_error(*parts.recv);
+}
+
+// The nonblocking forms: one request over both halves (SendrecvRequest, completed by the tracker).
+Rc start_isendrecv(ApiCall& call, const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                   void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+                   bool replace, MPI_Request* request) {
+  FABMPI_TRY(check_out_ptr(request, "request"));
+  std::vector<unsigned char> packed;
+  SendrecvParts parts;
+  FABMPI_TRY(start_sendrecv(call, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
+                            recvtag, comm, replace ? &packed : nullptr, &parts));
+  auto r = std::make_shared<SendrecvRequest>(parts.recv->comm);
+  r->packed = std::move(packed);  // the send reads its heap block, which moves with it
+  r->send = std::move(parts.send);
+  r->recv = std::move(parts.recv);
+  track_sendrecv(r);
+  *request = new_request_handle(r);
+  return Rc();
+}
+
+}  // namespace
+
 #pragma weak MPI_Sendrecv = PMPI_Sendrecv
 int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
                   int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
   ApiCall call("MPI_Sendrecv");
   return call.finish([&]() -> Rc {
-    SendArgs s, r;
-    FABMPI_TRY(check_send(call, sendbuf, sendcount, sendtype, dest, sendtag, comm, &s));
-    FABMPI_TRY(check_recv(call, recvbuf, recvcount, recvtype, source, recvtag, comm, &r));
-    pt2pt::Engine& engine = runtime().pt2pt();
-    auto rreq = std::make_shared<UserRequest>(Request::Kind::recv, r.comm);
-    auto sreq = std::make_shared<UserRequest>(Request::Kind::send, s.comm);
-    FABMPI_TRY(engine.start_recv(recvbuf, static_cast<std::size_t>(recvcount), r.type, source, recvtag, r.comm,
-                                 Channel::user, rreq));
-    FABMPI_TRY(engine.start_send(sendbuf, static_cast<std::size_t>(sendcount), s.type, dest, sendtag, s.comm,
-                                 Channel::user, SendMode::standard, sreq));
-    runtime().wait(*sreq);
-    runtime().wait(*rreq);
-    rreq->fill_status(status);
-    FABMPI_TRY(request_error(*sreq));
-    return request_error(*rreq);
+    SendrecvParts parts;
+    FABMPI_TRY(start_sendrecv(call, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
+                              recvtag, comm, nullptr, &parts));
+    return finish_sendrecv(parts, status);
   }());
 }
 
@@ -250,27 +300,28 @@ int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest,
                           int recvtag, MPI_Comm comm, MPI_Status* status) {
   ApiCall call("MPI_Sendrecv_replace");
   return call.finish([&]() -> Rc {
-    SendArgs s, r;
-    FABMPI_TRY(check_send(call, buf, count, datatype, dest, sendtag, comm, &s));
-    FABMPI_TRY(check_recv(call, buf, count, datatype, source, recvtag, comm, &r));
-    // Send a packed copy, so the receive may overwrite the buffer at once.
-    const std::size_t bytes = static_cast<std::size_t>(count) * s.type->size();
-    std::vector<unsigned char> packed(bytes);
-    if (bytes) s.type->pack(buf, static_cast<std::size_t>(count), 0, packed.data(), bytes);
-    DatatypeRef byte_type = builtin_datatype(MPI_BYTE);
-    pt2pt::Engine& engine = runtime().pt2pt();
-    auto rreq = std::make_shared<UserRequest>(Request::Kind::recv, r.comm);
-    auto sreq = std::make_shared<UserRequest>(Request::Kind::send, s.comm);
-    FABMPI_TRY(engine.start_recv(buf, static_cast<std::size_t>(count), r.type, source, recvtag, r.comm,
-                                 Channel::user, rreq));
-    FABMPI_TRY(engine.start_send(packed.data(), bytes, byte_type, dest, sendtag, s.comm, Channel::user,
-                                 SendMode::standard, sreq));
-    runtime().wait(*sreq);
-    runtime().wait(*rreq);
-    rreq->fill_status(status);
-    FABMPI_TRY(request_error(*sreq));
-    return request_error(*rreq);
+    std::vector<unsigned char> packed;
+    SendrecvParts parts;
+    FABMPI_TRY(start_sendrecv(call, buf, count, datatype, dest, sendtag, buf, count, datatype, source, recvtag, comm,
+                              &packed, &parts));
+    return finish_sendrecv(parts, status);
   }());
+}
+
+#pragma weak MPI_Isendrecv = PMPI_Isendrecv
+int PMPI_Isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
+                   int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request* request) {
+  ApiCall call("MPI_Isendrecv");
+  return call.finish(start_isendrecv(call, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
+                                     source, recvtag, comm, false, request));
+}
+
+#pragma weak MPI_Isendrecv_replace = PMPI_Isendrecv_replace
+int PMPI_Isendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
+                           int recvtag, MPI_Comm comm, MPI_Request* request) {
+  ApiCall call("MPI_Isendrecv_replace");
+  return call.finish(start_isendrecv(call, buf, count, datatype, dest, sendtag, buf, count, datatype, source, recvtag,
+                                     comm, true, request));
 }
 
 #pragma weak MPI_Iprobe = PMPI_Iprobe

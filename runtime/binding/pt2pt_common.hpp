@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include <functional>
+#include <vector>
 
 #include "runtime/binding/library.hpp"
 
@@ -48,6 +49,20 @@ class PersistentRequest final : public Request {
  private:
   bool active_ = false;
 };
+
+// MPI_Isendrecv(_replace): a send and a receive completed as one request whose status is the receive's.
+// The binding layer's tracker (a progress source, requests.cpp) completes it once both halves have.
+class SendrecvRequest final : public Request {
+ public:
+  explicit SendrecvRequest(CommRef c) : Request(Kind::recv), comm(std::move(c)) {}
+  CommRef communicator() const override { return comm; }
+  CommRef comm;
+  RequestRef send, recv;
+  std::vector<unsigned char> packed;  // _replace: the outgoing copy of the buffer
+};
+
+// Completes `request` when both halves have: at once if they already have, else from progress.
+void track_sendrecv(const std::shared_ptr<SendrecvRequest>& request);
 
 // A message taken by MPI_Mprobe/MPI_Improbe. MPICH's ABI shares the request handle space with
 // messages (MPI_MESSAGE_NULL == MPI_REQUEST_NULL), so messages live in the request table.

@@ -40,6 +40,59 @@ Rc PersistentRequest::cancel() {
   return Rc();
 }
 
+namespace {
+
+// Completes MPI_Isendrecv requests: a progress source while any is pending (registered with the runtime
+// only then, so programs that never call MPI_Isendrecv pay nothing in their progress loop).
+class SendrecvTracker final : public ProgressSource {
+ public:
+  void add(std::shared_ptr<SendrecvRequest> request) {
+    if (pending_.empty()) runtime().add_progress_source(this);
+    pending_.push_back(std::move(request));
+  }
+  int progress() override {
+    int events = 0;
+    for (std::size_t i = 0; i < pending_.size();) {
+      if (!complete_if_done(*pending_[i])) {
+        ++i;
+        continue;
+      }
+      pending_[i] = std::move(pending_.back());
+      pending_.pop_back();
+      ++events;
+    }
+    // Leaving the runtime's list while it iterates it only skips the next source for this one pass.
+    if (pending_.empty()) runtime().remove_progress_source(this);
+    return events;
+  }
+  static bool complete_if_done(SendrecvRequest& r) {
+    if (!r.recv->is_complete() || !r.send->is_complete()) return false;
+    r.source = r.recv->source;
+    r.tag = r.recv->tag;
+    r.count_bytes = r.recv->count_bytes;
+    r.cancelled = r.recv->cancelled;
+    r.error = r.recv->error != MPI_SUCCESS ? r.recv->error : r.send->error;
+    r.packed.clear();
+    r.packed.shrink_to_fit();
+    r.mark_complete();
+    return true;
+  }
+
+ private:
+  std::vector<std::shared_ptr<SendrecvRequest>> pending_;
+};
+
+SendrecvTracker& sendrecv_tracker() {
+  static SendrecvTracker tracker;
+  return tracker;
+}
+
+}  // namespace
+
+void track_sendrecv(const std::shared_ptr<SendrecvRequest>& request) {
+  if (!SendrecvTracker::complete_if_done(*request)) sendrecv_tracker().add(request);
+}
+
 CommRef comm_of(const Request& request) {
   if (CommRef comm = request.communicator()) return comm;
   return runtime().world();
