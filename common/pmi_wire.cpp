@@ -271,4 +271,100 @@ bool parse_process_mapping(std::string_view mapping, int size, std::vector<int>*
   return true;
 }
 
+// ---- spawn: a list of strings, each "<decimal length>:<bytes>"
+
+namespace {
+void put_string(std::string* out, std::string_view s) {
+  *out += std::to_string(s.size());
+  *out += ':';
+  out->append(s);
+}
+bool take_string(std::string_view* in, std::string* out) {
+  const std::size_t colon = in->find(':');
+  if (colon == std::string_view::npos || colon == 0 || colon > 9) return false;
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < colon; ++i) {
+    if ((*in)[i] < '0' || (*in)[i] > '9') return false;
+    n = n * 10 + static_cast<std::size_t>((*in)[i] - '0');
+  }
+  if (in->size() - colon - 1 < n) return false;
+  out->assign(in->substr(colon + 1, n));
+  in->remove_prefix(colon + 1 + n);
+  return true;
+}
+bool take_count(std::string_view* in, std::size_t limit, std::size_t* out) {
+  std::string text;
+  if (!take_string(in, &text) || text.empty() || text.size() > 9) return false;
+  std::size_t n = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return false;
+    n = n * 10 + static_cast<std::size_t>(c - '0');
+  }
+  if (n > limit) return false;
+  *out = n;
+  return true;
+}
+}  // namespace
+
+std::string encode_spawn(const SpawnRequest& request) {
+  std::string out;
+  put_string(&out, std::to_string(request.commands.size()));
+  for (const SpawnCommand& c : request.commands) {
+    put_string(&out, c.program);
+    put_string(&out, std::to_string(c.args.size()));
+    for (const std::string& a : c.args) put_string(&out, a);
+    put_string(&out, std::to_string(c.maxprocs));
+    put_string(&out, c.wdir);
+  }
+  put_string(&out, std::to_string(request.preput.size()));
+  for (const auto& [key, value] : request.preput) {
+    put_string(&out, key);
+    put_string(&out, value);
+  }
+  return out;
+}
+
+bool decode_spawn(std::string_view in, SpawnRequest* out) {
+  *out = SpawnRequest{};
+  std::size_t commands = 0;
+  if (!take_count(&in, 4096, &commands) || commands == 0) return false;
+  for (std::size_t i = 0; i < commands; ++i) {
+    SpawnCommand c;
+    std::size_t args = 0, maxprocs = 0;
+    if (!take_string(&in, &c.program) || c.program.empty() || !take_count(&in, 1 << 16, &args)) return false;
+    c.args.resize(args);
+    for (std::string& a : c.args)
+      if (!take_string(&in, &a)) return false;
+    if (!take_count(&in, 1 << 20, &maxprocs) || maxprocs == 0 || !take_string(&in, &c.wdir)) return false;
+    c.maxprocs = static_cast<int>(maxprocs);
+    out->commands.push_back(std::move(c));
+  }
+  std::size_t preput = 0;
+  if (!take_count(&in, 4096, &preput)) return false;
+  for (std::size_t i = 0; i < preput; ++i) {
+    std::string key, value;
+    if (!take_string(&in, &key) || !take_string(&in, &value)) return false;
+    out->preput.emplace_back(std::move(key), std::move(value));
+  }
+  return in.empty();
+}
+
+std::vector<Message> spawn_request_lines(const SpawnRequest& request) {
+  const std::string hex = hex_encode(encode_spawn(request));
+  constexpr std::size_t kChunk = 896;  // hex digits per line, well within kMaxLineBytes
+  std::vector<Message> lines;
+  for (std::size_t at = 0; at < hex.size(); at += kChunk)
+    lines.push_back(Message("fabmpi_spawn_part").add("data", std::string_view(hex).substr(at, kChunk)));
+  lines.push_back(Message("fabmpi_spawn_end"));
+  return lines;
+}
+
+Message reply_spawn_ok(int base, int size, std::string_view kvsname) {
+  return Message("fabmpi_spawn_result").add("rc", 0).add("base", base).add("size", size).add("kvsname", kvsname);
+}
+
+Message reply_spawn_failed(std::string_view reason) {
+  return Message("fabmpi_spawn_result").add("rc", -1).add("msg", sanitize_value(reason));
+}
+
 }  // namespace fabmpi::pmi

@@ -101,4 +101,27 @@ std::string build_process_mapping(const std::vector<int>& node_of_rank);
 // Fills node_of_rank[0..size) by cycling the blocks as MPICH does. False on a malformed mapping.
 bool parse_process_mapping(std::string_view mapping, int size, std::vector<int>* node_of_rank);
 
+// ---- dynamic processes (fabmpi's extension; mpiexec.hydra speaks PMI-1's multi-line spawn instead)
+// MPI_Comm_spawn(_multiple) asks mpirun for a new job: the request travels hex-encoded over as many
+// lines as it needs (cmd=fabmpi_spawn_part data=<hex> ..., then cmd=fabmpi_spawn_end), and mpirun answers
+// cmd=fabmpi_spawn_result rc=0 base=<first universe index> size=<processes> kvsname=<the job's kvs>, or
+// rc=-1 msg=<reason>.
+struct SpawnCommand {
+  std::string program;
+  std::vector<std::string> args;  // after the program name
+  int maxprocs = 1;
+  std::string wdir;  // "" : mpirun's directory
+};
+struct SpawnRequest {
+  std::vector<SpawnCommand> commands;
+  // Keys put into the new job's key-value space before it starts (PMI's "preput").
+  std::vector<std::pair<std::string, std::string>> preput;
+};
+std::string encode_spawn(const SpawnRequest& request);
+bool decode_spawn(std::string_view bytes, SpawnRequest* out);
+// The request lines, each within kMaxLineBytes.
+std::vector<Message> spawn_request_lines(const SpawnRequest& request);
+Message reply_spawn_ok(int base, int size, std::string_view kvsname);
+Message reply_spawn_failed(std::string_view reason);
+
 }  // namespace fabmpi::pmi

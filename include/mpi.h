@@ -225,6 +225,8 @@ FABMPI_PUBLIC int MPIR_Dup_fn(MPI_Comm oldcomm, int keyval, void *extra_state, v
 #define MPI_STATUS_IGNORE              ((MPI_Status *)1)
 #define MPI_STATUSES_IGNORE            ((MPI_Status *)1)
 #define MPI_ERRCODES_IGNORE            ((int *)0)
+#define MPI_ARGV_NULL                  ((char **)0)
+#define MPI_ARGVS_NULL                 ((char ***)0)
 
 #define MPI_THREAD_SINGLE     0
 #define MPI_THREAD_FUNNELED   1
@@ -953,8 +955,15 @@ typedef int (MPI_Delete_function)(MPI_Comm comm, int keyval, void *attribute_val
 #define MPI_DUP_FN         MPIR_Dup_fn
 FABMPI_PUBLIC int MPI_Pcontrol(const int level, ...);
 FABMPI_PUBLIC int PMPI_Pcontrol(const int level, ...);
+/* Dynamic processes (MPI-3.1 10.3) under fabmpi's mpirun: the new processes run on mpirun's host. */
 FABMPI_PUBLIC int MPI_Comm_get_parent(MPI_Comm *parent);
 FABMPI_PUBLIC int PMPI_Comm_get_parent(MPI_Comm *parent);
+FABMPI_PUBLIC int MPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]);
+FABMPI_PUBLIC int PMPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]);
+FABMPI_PUBLIC int MPI_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_of_argv[], const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]);
+FABMPI_PUBLIC int PMPI_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_of_argv[], const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]);
+FABMPI_PUBLIC int MPI_Comm_disconnect(MPI_Comm *comm);
+FABMPI_PUBLIC int PMPI_Comm_disconnect(MPI_Comm *comm);
 FABMPI_PUBLIC int MPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag);
 FABMPI_PUBLIC int PMPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag);
 FABMPI_PUBLIC int MPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val);

@@ -14,6 +14,8 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <deque>
+#include <utility>
 #include <optional>
 
 #include <netinet/in.h>
@@ -94,6 +96,8 @@ struct RankSlot {
   std::optional<LineForwarder> out_lines;
   std::optional<LineForwarder> err_lines;
   bool reaped = false;
+  // A spawned process whose job failed to start as a whole: killed, and its exit judged by nobody.
+  bool abandoned = false;
 };
 
 class JobRunner {
@@ -118,6 +122,8 @@ class JobRunner {
   void on_signal();
   void on_pmi_readable(RankSlot& slot);
   void apply(PmiActions& actions);
+  // MPI_Comm_spawn: starts the requested job on this machine and answers the asking rank.
+  void serve_spawn(const PmiActions::Spawn& spawn);
   void on_rank_exit(RankSlot& slot);
   void read_output(UniqueFd& fd, std::optional<LineForwarder>& lines);
   void pump_stdin(short in_events, short out_events);
@@ -143,7 +149,11 @@ class JobRunner {
     std::string received;
   };
   std::vector<PendingProxy> pending_proxies_;
-  std::vector<RankSlot> ranks_;
+  // One slot per process of every job, by universe index (spawned jobs append theirs; a deque keeps
+  // references to slots valid meanwhile).
+  std::deque<RankSlot> ranks_;
+  std::vector<PmiActions::Spawn> pending_spawns_;  // served at the top of the loop, outside slot iteration
+  int jobs_started_ = 1;
   UniqueFd signals_;
   Phase phase_ = Phase::running;
   std::optional<int> exit_code_;          // decided by the first failure
@@ -412,12 +422,87 @@ void JobRunner::apply(PmiActions& actions) {
     }
   }
   for (int rank : actions.drop) slot_of(rank)->pmi.reset();
+  if (actions.spawn) pending_spawns_.push_back(std::move(*actions.spawn));
   if (actions.abort) {
     RankSlot* slot = slot_of(actions.abort->rank);
     fail(actions.abort->exit_code,
          "rank " + std::to_string(slot->rank) + " (pid " + std::to_string(slot->process ? slot->process->pid() : 0) +
              ") aborted the job with code " + std::to_string(actions.abort->exit_code));
   }
+}
+
+void JobRunner::serve_spawn(const PmiActions::Spawn& spawn) {
+  PmiActions actions;
+  int total = 0;
+  for (const pmi::SpawnCommand& c : spawn.request.commands) total += c.maxprocs;
+  if (phase_ != Phase::running || total <= 0) {
+    server_.answer_spawn(spawn.rank, false, 0, 0, "", phase_ != Phase::running ? "the job is ending" : "no processes",
+                         &actions);
+    apply(actions);
+    return;
+  }
+  std::vector<int> appnums;
+  for (std::size_t i = 0; i < spawn.request.commands.size(); ++i)
+    appnums.insert(appnums.end(), static_cast<std::size_t>(spawn.request.commands[i].maxprocs), static_cast<int>(i));
+  const std::string kvsname = config_.kvsname + "_" + std::to_string(jobs_started_++);
+  const int base = server_.add_job(total, kvsname, appnums, spawn.request.preput);
+  // The new job's environment: a job of `total` processes on this node (the spawned ones run here).
+  JobConfig shape = config_;
+  shape.np = total;
+  shape.node_of_rank.assign(static_cast<std::size_t>(total), 0);
+  std::string error;
+  int index = 0;
+  for (const pmi::SpawnCommand& command : spawn.request.commands) {
+    for (int i = 0; i < command.maxprocs && error.empty(); ++i, ++index) {
+      RankSlot& slot = ranks_.emplace_back();
+      slot.rank = base + index;
+      int pair[2];
+      UniqueFd out_child, err_child;
+      if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0) {
+        error = std::string("cannot create a PMI socket: ") + std::strerror(errno);
+        break;
+      }
+      slot.pmi.reset(pair[0]);
+      UniqueFd pmi_child(pair[1]);
+      set_nonblocking(slot.pmi.get());
+      if (!make_pipe(&slot.out, &out_child) || !make_pipe(&slot.err, &err_child)) {
+        error = std::string("cannot create output pipes: ") + std::strerror(errno);
+        break;
+      }
+      set_nonblocking(slot.out.get());
+      set_nonblocking(slot.err.get());
+      const std::string prefix = config_.tag_output ? "[" + std::to_string(slot.rank) + "] " : "";
+      slot.out_lines.emplace(1, prefix);
+      slot.err_lines.emplace(2, prefix);
+      RankLaunchSpec spec;
+      spec.rank = index;
+      spec.argv.push_back(command.program);
+      spec.argv.insert(spec.argv.end(), command.args.begin(), command.args.end());
+      spec.env = rank_environment(shape, index, pmi_child.get());
+      spec.wdir = command.wdir.empty() ? config_.wdir : command.wdir;
+      spec.stdout_child = out_child.get();
+      spec.stderr_child = err_child.get();
+      spec.pmi_child = pmi_child.get();
+      int code = 1;
+      slot.process = launcher_.launch(spec, &error, &code);
+      if (slot.process)
+        FABMPI_LOG(debug, launcher, "spawned %s as universe index %d, pid %d", command.program.c_str(), slot.rank,
+                   static_cast<int>(slot.process->pid()));
+    }
+  }
+  if (!error.empty()) {
+    // All or nothing: the processes already started go (MPI_Comm_spawn fails as a whole).
+    for (int r = base; r < static_cast<int>(ranks_.size()); ++r) {
+      RankSlot& slot = *slot_of(r);
+      slot.abandoned = true;
+      if (slot.process) slot.process->signal_group(SIGKILL);
+      slot.pmi.reset();
+    }
+    server_.answer_spawn(spawn.rank, false, 0, 0, "", error, &actions);
+  } else {
+    server_.answer_spawn(spawn.rank, true, base, total, kvsname, "", &actions);
+  }
+  apply(actions);
 }
 
 void JobRunner::on_pmi_readable(RankSlot& slot) {
@@ -463,7 +548,7 @@ void JobRunner::on_rank_exit(RankSlot& slot) {
   }
   // What the rank wrote to PMI before it died (an abort request) counts before its death does.
   on_pmi_readable(slot);
-  if (phase_ != Phase::running) return;
+  if (phase_ != Phase::running || slot.abandoned) return;
   const int status = slot.process->wait_status();
   const std::string who = slot.host.empty()
                               ? "rank " + std::to_string(slot.rank) + " (pid " + std::to_string(slot.process->pid()) + ")"
@@ -575,6 +660,7 @@ void JobRunner::report_wait_graph() {
 
 void JobRunner::loop() {
   while (true) {
+    for (const PmiActions::Spawn& spawn : std::exchange(pending_spawns_, {})) serve_spawn(spawn);
     // Reap first: every exit is judged once, after the rank's last PMI bytes are read.
     for (RankSlot& slot : ranks_)
       if (slot.process && !slot.reaped && slot.process->poll_exit()) on_rank_exit(slot);

@@ -7,17 +7,56 @@ PmiServer::PmiServer(PmiServerConfig config) : config_(std::move(config)) {
   if (config_.node_of_rank.size() != static_cast<std::size_t>(config_.size))
     config_.node_of_rank.assign(static_cast<std::size_t>(config_.size), 0);
   ranks_.resize(static_cast<std::size_t>(config_.size));
-  kvs_["PMI_process_mapping"] = pmi::build_process_mapping(config_.node_of_rank);
+  for (int r = 0; r < config_.size; ++r) ranks_[static_cast<std::size_t>(r)].job_rank = r;
+  Job& first = jobs_.emplace_back();
+  first.size = config_.size;
+  first.kvsname = config_.kvsname;
+  first.kvs["PMI_process_mapping"] = pmi::build_process_mapping(config_.node_of_rank);
+  first.kvs["fabmpi-universe-base"] = "0";  // also tells the library this launcher can spawn
+}
+
+int PmiServer::add_job(int size, const std::string& kvsname, const std::vector<int>& appnum_of_rank,
+                       const std::vector<std::pair<std::string, std::string>>& preput) {
+  const int base = static_cast<int>(ranks_.size());
+  const int job_index = static_cast<int>(jobs_.size());
+  Job& job = jobs_.emplace_back();
+  job.base = base;
+  job.size = size;
+  job.kvsname = kvsname;
+  // Spawned processes run on mpirun's node: one node.
+  job.kvs["PMI_process_mapping"] = pmi::build_process_mapping(std::vector<int>(static_cast<std::size_t>(size), 0));
+  job.kvs["fabmpi-universe-base"] = std::to_string(base);
+  for (const auto& [key, value] : preput) job.kvs[key] = value;
+  for (int r = 0; r < size; ++r) {
+    RankState& st = ranks_.emplace_back();
+    st.job = job_index;
+    st.job_rank = r;
+    st.appnum = r < static_cast<int>(appnum_of_rank.size()) ? appnum_of_rank[static_cast<std::size_t>(r)] : 0;
+  }
+  return base;
+}
+
+void PmiServer::answer_spawn(int rank, bool ok, int base, int size, const std::string& kvsname,
+                             const std::string& reason, PmiActions* actions) {
+  if (mutable_state(rank) == nullptr) return;
+  reply(rank, ok ? pmi::reply_spawn_ok(base, size, kvsname) : pmi::reply_spawn_failed(reason), actions);
+}
+
+PmiServer::Job& PmiServer::job_named(const std::string* kvsname, int asking_rank) {
+  if (kvsname != nullptr)
+    for (Job& job : jobs_)
+      if (job.kvsname == *kvsname) return job;
+  return jobs_[static_cast<std::size_t>(state(asking_rank).job)];
 }
 
 const PmiServer::RankState& PmiServer::state(int rank) const {
   static const RankState kNone{.connected = false};
-  if (rank < 0 || rank >= config_.size) return kNone;
+  if (rank < 0 || rank >= static_cast<int>(ranks_.size())) return kNone;
   return ranks_[static_cast<std::size_t>(rank)];
 }
 
 PmiServer::RankState* PmiServer::mutable_state(int rank) {
-  if (rank < 0 || rank >= config_.size) return nullptr;
+  if (rank < 0 || rank >= static_cast<int>(ranks_.size())) return nullptr;
   return &ranks_[static_cast<std::size_t>(rank)];
 }
 
@@ -51,7 +90,7 @@ void PmiServer::disconnect(int rank, PmiActions* actions) {
   st->pending.clear();
   if (st->in_barrier) {
     st->in_barrier = false;
-    --in_barrier_;
+    --jobs_[static_cast<std::size_t>(st->job)].in_barrier;
   }
   (void)actions;
 }
@@ -70,6 +109,7 @@ void PmiServer::serve_line(int rank, std::string_view line, PmiActions* actions)
 
 void PmiServer::serve(int rank, const pmi::Message& request, PmiActions* actions) {
   RankState& st = ranks_[static_cast<std::size_t>(rank)];
+  Job& own = jobs_[static_cast<std::size_t>(st.job)];
   const std::string& cmd = request.cmd();
   if (cmd == "init") {
     long long version = 0;
@@ -80,9 +120,9 @@ void PmiServer::serve(int rank, const pmi::Message& request, PmiActions* actions
   } else if (cmd == "get_maxes") {
     reply(rank, pmi::reply_maxes(), actions);
   } else if (cmd == "get_appnum") {
-    reply(rank, pmi::reply_appnum(0), actions);
+    reply(rank, pmi::reply_appnum(st.appnum), actions);
   } else if (cmd == "get_my_kvsname") {
-    reply(rank, pmi::reply_my_kvsname(config_.kvsname), actions);
+    reply(rank, pmi::reply_my_kvsname(own.kvsname), actions);
   } else if (cmd == "get_universe_size") {
     reply(rank, pmi::reply_universe_size(config_.universe_size), actions);
   } else if (cmd == "put") {
@@ -91,14 +131,14 @@ void PmiServer::serve(int rank, const pmi::Message& request, PmiActions* actions
     const std::string* value = request.find("value");
     if (key == nullptr || value == nullptr) {
       reply(rank, pmi::reply_put(false, "put needs key and value"), actions);
-    } else if (kvsname != nullptr && *kvsname != config_.kvsname) {
+    } else if (kvsname != nullptr && *kvsname != own.kvsname) {
       reply(rank, pmi::reply_put(false, "unknown kvsname " + *kvsname), actions);
     } else if (key->empty() || key->size() > pmi::kKeyMax) {
       reply(rank, pmi::reply_put(false, "key length must be 1.." + std::to_string(pmi::kKeyMax)), actions);
     } else if (value->size() > pmi::kValueMax) {
       reply(rank, pmi::reply_put(false, "value longer than " + std::to_string(pmi::kValueMax)), actions);
     } else {
-      kvs_[*key] = *value;
+      own.kvs[*key] = *value;
       reply(rank, pmi::reply_put(true, "success"), actions);
     }
   } else if (cmd == "get") {
@@ -106,24 +146,45 @@ void PmiServer::serve(int rank, const pmi::Message& request, PmiActions* actions
     const std::string* key = request.find("key");
     if (key == nullptr) {
       reply(rank, pmi::reply_get_missing(""), actions);
-    } else if (kvsname != nullptr && *kvsname != config_.kvsname) {
-      reply(rank, pmi::reply_get_missing(*key), actions);
-    } else if (auto it = kvs_.find(*key); it != kvs_.end()) {
-      reply(rank, pmi::reply_get_found(it->second), actions);
-    } else {
-      reply(rank, pmi::reply_get_missing(*key), actions);
+      return;
     }
+    // The named space first; then the other jobs' (a process of another job: fabmpi's endpoint keys
+    // carry universe indices, so they are unique across jobs).
+    Job& named = job_named(kvsname, rank);
+    const std::string* found = nullptr;
+    if (auto it = named.kvs.find(*key); it != named.kvs.end()) found = &it->second;
+    for (std::size_t j = 0; !found && jobs_.size() > 1 && j < jobs_.size(); ++j)
+      if (auto it = jobs_[j].kvs.find(*key); it != jobs_[j].kvs.end() && key->starts_with("fabmpi-ep-"))
+        found = &it->second;
+    if (found) reply(rank, pmi::reply_get_found(*found), actions);
+    else reply(rank, pmi::reply_get_missing(*key), actions);
   } else if (cmd == "barrier_in") {
     if (st.in_barrier) {
       reply(rank, pmi::reply_error("barrier_in while already in the barrier"), actions);
       return;
     }
     st.in_barrier = true;
-    ++in_barrier_;
-    release_barrier_if_complete(actions);
+    ++own.in_barrier;
+    release_barrier_if_complete(st.job, actions);
   } else if (cmd == "finalize") {
     st.finalized = true;
     reply(rank, pmi::reply_finalize_ack(), actions);
+  } else if (cmd == "fabmpi_spawn_part") {
+    const std::string* data = request.find("data");
+    if (data == nullptr || st.spawn_data.size() + data->size() > (std::size_t{1} << 24)) {
+      st.spawn_data.clear();
+      reply(rank, pmi::reply_spawn_failed(data ? "spawn request too large" : "spawn part without data"), actions);
+    } else {
+      st.spawn_data += *data;  // no reply: the end line is answered
+    }
+  } else if (cmd == "fabmpi_spawn_end") {
+    std::string bytes;
+    PmiActions::Spawn spawn{rank, {}};
+    const bool ok = pmi::hex_decode(st.spawn_data, &bytes) && pmi::decode_spawn(bytes, &spawn.request);
+    st.spawn_data.clear();
+    if (!ok) reply(rank, pmi::reply_spawn_failed("malformed spawn request"), actions);
+    else if (actions->spawn) reply(rank, pmi::reply_spawn_failed("another spawn is being served"), actions);
+    else actions->spawn = std::move(spawn);
   } else if (cmd == "abort") {
     long long code = 1;
     if (!request.find_int("exitcode", &code)) code = 1;
@@ -135,14 +196,15 @@ void PmiServer::serve(int rank, const pmi::Message& request, PmiActions* actions
   }
 }
 
-void PmiServer::release_barrier_if_complete(PmiActions* actions) {
-  if (in_barrier_ < config_.size) return;
-  for (int r = 0; r < config_.size; ++r) {
+void PmiServer::release_barrier_if_complete(int job_index, PmiActions* actions) {
+  Job& job = jobs_[static_cast<std::size_t>(job_index)];
+  if (job.in_barrier < job.size) return;
+  for (int r = job.base; r < job.base + job.size; ++r) {
     RankState& st = ranks_[static_cast<std::size_t>(r)];
     st.in_barrier = false;
     if (st.connected && !st.dropped) reply(r, pmi::reply_barrier_out(), actions);
   }
-  in_barrier_ = 0;
+  job.in_barrier = 0;
 }
 
 void PmiServer::reply(int rank, const pmi::Message& message, PmiActions* actions) {
@@ -159,20 +221,23 @@ void PmiServer::drop(int rank, const std::string& reason, PmiActions* actions) {
 
 std::vector<std::string> PmiServer::bootstrap_values_with_prefix(std::string_view prefix) const {
   std::vector<std::string> out;
-  for (auto it = kvs_.lower_bound(prefix); it != kvs_.end() && it->first.starts_with(prefix); ++it) {
-    if (it->first.find('#') != std::string::npos) continue;  // a continuation part
-    int chunks = 0;
-    std::string_view first;
-    if (!pmi::parse_value_head(it->second, &chunks, &first)) continue;
-    std::string hex(first);
-    bool complete = true;
-    for (int i = 1; i < chunks && complete; ++i) {
-      auto part = kvs_.find(pmi::value_part_key(it->first, i));
-      complete = part != kvs_.end();
-      if (complete) hex += part->second;
+  for (const Job& job : jobs_) {
+    const auto& kvs = job.kvs;
+    for (auto it = kvs.lower_bound(prefix); it != kvs.end() && it->first.starts_with(prefix); ++it) {
+      if (it->first.find('#') != std::string::npos) continue;  // a continuation part
+      int chunks = 0;
+      std::string_view first;
+      if (!pmi::parse_value_head(it->second, &chunks, &first)) continue;
+      std::string hex(first);
+      bool complete = true;
+      for (int i = 1; i < chunks && complete; ++i) {
+        auto part = kvs.find(pmi::value_part_key(it->first, i));
+        complete = part != kvs.end();
+        if (complete) hex += part->second;
+      }
+      std::string value;
+      if (complete && pmi::hex_decode(hex, &value)) out.push_back(std::move(value));
     }
-    std::string value;
-    if (complete && pmi::hex_decode(hex, &value)) out.push_back(std::move(value));
   }
   return out;
 }

@@ -13,9 +13,13 @@
 // Ordering: matchable messages carry a per-peer sequence number and enter matching in that order.
 #include "pt2pt/engine.hpp"
 
+#include <functional>
+
 #include <sched.h>
 
 #include <algorithm>
+#include <thread>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -155,6 +159,11 @@ struct Engine::Impl final : TransportSink {
   }
 
   Rc open(Engine* engine);
+  Rc open_libfabric(const std::string& provider, const char* short_name, std::unique_ptr<Transport>* out);
+  // The network transport (tcp member), once. Processes of other jobs (dynamic processes) are reached
+  // over it, so it also opens on first need (a job started on one node opens none at MPI_Init).
+  Rc open_network();
+  Rc add_foreign_peer(int world);
   Rc send_control(int world, WireKind kind, std::uint64_t sender_op, std::uint64_t value);
   Rc start_send(const void* buf, std::size_t count, const Datatype& type, int dest, int tag,
                 const Comm& comm, Channel channel, SendMode mode, Request& request, const RequestRef& owner);
@@ -174,16 +183,87 @@ struct Engine::Impl final : TransportSink {
 
 // ---- setup
 
+// A published endpoint is "<provider>=<hex name>": addresses of different providers do not mix, so a
+// peer that opened another provider is an error naming both, not a silent connection failure.
+Rc Engine::Impl::open_libfabric(const std::string& provider, const char* short_name, std::unique_ptr<Transport>* out) {
+  const Tunables& t = runtime.tunables();
+  Bootstrap& boot = runtime.bootstrap();
+  LibfabricOptions o;
+  o.provider = provider;
+  o.world_size = static_cast<int>(peers.size());
+  o.max_message = sizeof(WireHeader) + (std::strcmp(short_name, "tcp") == 0 ? tcp_eager_max : eager_max);
+  o.rx_buffers = static_cast<std::size_t>(std::max<long long>(t.rx_buffers, 4));
+  const int job_begin = runtime.world_base(), job_end = runtime.world_base() + runtime.world_size();
+  o.lookup_peer = [&boot, short_name, provider, me = my_world, job_begin, job_end](int peer, std::string* hex) -> Rc {
+    std::string published;
+    const std::string key = "fabmpi-ep-" + std::to_string(peer) + "-" + short_name;
+    if (peer >= job_begin && peer < job_end) {
+      FABMPI_TRY(boot.get(key, &published));  // this job's addresses are all published by MPI_Init's fence
+    } else {
+      // A process of another job may still be in its MPI_Init (a parent sends to children it has just
+      // spawned): wait for its address.
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+      auto pause = std::chrono::microseconds(200);
+      while (!boot.get(key, &published).ok()) {
+        if (std::chrono::steady_clock::now() > deadline)
+          return fail(MPI_ERR_OTHER, "process %d of another job published no %s address in 120 s (did it reach "
+                      "MPI_Init?)", peer, short_name);
+        std::this_thread::sleep_for(pause);
+        pause = std::min(pause * 2, std::chrono::microseconds(20000));
+      }
+    }
+    const std::size_t eq = published.find('=');
+    const std::string theirs = eq == std::string::npos ? std::string() : published.substr(0, eq);
+    if (theirs != provider)
+      return fail(MPI_ERR_OTHER, "rank %d opened libfabric provider \"%s\" for its %s endpoint, rank %d \"%s\"; "
+                  "set FABMPI_TCP_PROVIDER to a provider every node has", peer, theirs.c_str(), short_name, me,
+                  provider.c_str());
+    *hex = published.substr(eq + 1);
+    return Rc();
+  };
+  std::string hex;
+  bool ordered = false;
+  FABMPI_TRY(open_libfabric_transport(o, out, &hex, &ordered));
+  return boot.put("fabmpi-ep-" + std::to_string(my_world) + "-" + short_name, provider + "=" + hex);
+}
+
+// The network provider: "auto" takes libfabric's native reliable-datagram TCP provider ("net",
+// libfabric 1.17+) when the library has it and tcp;ofi_rxm otherwise. Measured on loopback (2 ranks,
+// docs/performance.md): 8 B ping-pong 5.3-5.7 us with net against 6.9 us through rxm, and 12 MB of
+// resident memory per rank against 80 MB (rxm's bounce-buffer pools).
+Rc Engine::Impl::open_network() {
+  if (tcp) return Rc();
+  // Through tcp;ofi_rxm, a message above rxm's eager limit (16 KiB by default) goes by rxm's own
+  // segmentation/rendezvous protocol: measured on loopback, a 16 KiB message plus our header took
+  // 39 us against 12 us sent eagerly, and fabmpi already runs a rendezvous of its own above its eager
+  // limit. Over tcp rxm places eager data straight into the posted buffer, so its eager limit may
+  // exceed its bounce-buffer size (FI_OFI_RXM_BUFFER_SIZE, which sizes four pools of 1024 buffers:
+  // raising that instead cost 280 MB per rank). libfabric reads the variable when it first
+  // initializes its providers, hence before any endpoint is opened; a value the user set wins.
+  const std::string rxm_eager = std::to_string(sizeof(WireHeader) + tcp_eager_max);
+  setenv("FI_OFI_RXM_EAGER_LIMIT", rxm_eager.c_str(), 0);
+  const Tunables& t = runtime.tunables();
+  if (t.tcp_provider != "auto") return open_libfabric(t.tcp_provider, "tcp", &tcp);
+  Rc rc = open_libfabric("net", "tcp", &tcp);
+  if (rc.ok()) return rc;
+  FABMPI_LOG(info, pt2pt, "libfabric provider net unavailable, using tcp;ofi_rxm");
+  return open_libfabric("tcp;ofi_rxm", "tcp", &tcp);
+}
+
 Rc Engine::Impl::open(Engine*) {
   const Tunables& t = runtime.tunables();
   my_world = runtime.world_rank();
   const int size = runtime.world_size();
+  // Peers are indexed by universe index: this job's are base .. base + size - 1 (base > 0 in a spawned
+  // job; the slots below it belong to earlier jobs and fill in as they are met).
+  const int base = runtime.world_base();
+  const int end = base + size;
   eager_max = t.eager_max;
   native_eager_max = t.shm_eager_max;
   tcp_eager_max = t.tcp_eager_max;
   rndv_chunk = std::max<std::size_t>(t.rndv_chunk, 4096);
   credit_limit = std::max<long long>(t.eager_credits, 1);
-  peers.resize(static_cast<std::size_t>(size));
+  peers.resize(static_cast<std::size_t>(end));
   const std::string& netmod = t.netmod;
   if (netmod != "auto" && netmod != "shm" && netmod != "ofi-shm" && netmod != "tcp" && netmod != "mixed")
     return fail(MPI_ERR_OTHER, "FABMPI_NETMOD=%s: expected auto, shm, ofi-shm, tcp or mixed", netmod.c_str());
@@ -202,7 +282,9 @@ Rc Engine::Impl::open(Engine*) {
   const int my_node = node[static_cast<std::size_t>(my_world)];
   bool need_native = false, need_shm = false, need_tcp = false;
   std::vector<int> local_ranks;
-  for (int r = 0; r < size; ++r) {
+  // A spawned job talks to its parents over the network transport.
+  if (base > 0) need_tcp = true;
+  for (int r = base; r < end; ++r) {
     const bool local = node[static_cast<std::size_t>(r)] == my_node;
     if (local) local_ranks.push_back(r);
     if (r == my_world) continue;
@@ -216,42 +298,6 @@ Rc Engine::Impl::open(Engine*) {
 
   self = make_self_transport();
   Bootstrap& boot = runtime.bootstrap();
-  // A published endpoint is "<provider>=<hex name>": addresses of different providers do not mix, so a
-  // peer that opened another provider is an error naming both, not a silent connection failure.
-  auto open_one = [&](const std::string& provider, const char* short_name, std::unique_ptr<Transport>* out) -> Rc {
-    LibfabricOptions o;
-    o.provider = provider;
-    o.world_size = size;
-    o.max_message = sizeof(WireHeader) + (std::strcmp(short_name, "tcp") == 0 ? tcp_eager_max : eager_max);
-    o.rx_buffers = static_cast<std::size_t>(std::max<long long>(t.rx_buffers, 4));
-    o.lookup_peer = [&boot, short_name, provider, me = my_world](int peer, std::string* hex) -> Rc {
-      std::string published;
-      FABMPI_TRY(boot.get("fabmpi-ep-" + std::to_string(peer) + "-" + short_name, &published));
-      const std::size_t eq = published.find('=');
-      const std::string theirs = eq == std::string::npos ? std::string() : published.substr(0, eq);
-      if (theirs != provider)
-        return fail(MPI_ERR_OTHER, "rank %d opened libfabric provider \"%s\" for its %s endpoint, rank %d \"%s\"; "
-                    "set FABMPI_TCP_PROVIDER to a provider every node has", peer, theirs.c_str(), short_name, me,
-                    provider.c_str());
-      *hex = published.substr(eq + 1);
-      return Rc();
-    };
-    std::string hex;
-    bool ordered = false;
-    FABMPI_TRY(open_libfabric_transport(o, out, &hex, &ordered));
-    return boot.put("fabmpi-ep-" + std::to_string(my_world) + "-" + short_name, provider + "=" + hex);
-  };
-  // The network provider: "auto" takes libfabric's native reliable-datagram TCP provider ("net",
-  // libfabric 1.17+) when the library has it and tcp;ofi_rxm otherwise. Measured on loopback (2 ranks,
-  // docs/performance.md): 8 B ping-pong 5.3-5.7 us with net against 6.9 us through rxm, and 12 MB of
-  // resident memory per rank against 80 MB (rxm's bounce-buffer pools).
-  auto open_network = [&]() -> Rc {
-    if (t.tcp_provider != "auto") return open_one(t.tcp_provider, "tcp", &tcp);
-    Rc rc = open_one("net", "tcp", &tcp);
-    if (rc.ok()) return rc;
-    FABMPI_LOG(info, pt2pt, "libfabric provider net unavailable, using tcp;ofi_rxm");
-    return open_one("tcp;ofi_rxm", "tcp", &tcp);
-  };
   // Every local rank takes part in the segment when any pair of this node uses it (so under "mixed" a
   // rank without native peers still maps it: the node's ranks wait for each other there).
   auto pair_native = [&](int a, int b) {
@@ -274,24 +320,13 @@ Rc Engine::Impl::open(Engine*) {
     o.stream_reads = t.shm_stream && !runtime.oversubscribed();
     FABMPI_TRY(ShmTransport::prepare(o, boot, &native));
   }
-  if (need_tcp) {
-    // Through tcp;ofi_rxm, a message above rxm's eager limit (16 KiB by default) goes by rxm's own
-    // segmentation/rendezvous protocol: measured on loopback, a 16 KiB message plus our header took
-    // 39 us against 12 us sent eagerly, and fabmpi already runs a rendezvous of its own above its eager
-    // limit. Over tcp rxm places eager data straight into the posted buffer, so its eager limit may
-    // exceed its bounce-buffer size (FI_OFI_RXM_BUFFER_SIZE, which sizes four pools of 1024 buffers:
-    // raising that instead cost 280 MB per rank). libfabric reads the variable when it first
-    // initializes its providers, hence before any endpoint is opened; a value the user set wins.
-    const std::string rxm_eager = std::to_string(sizeof(WireHeader) + tcp_eager_max);
-    setenv("FI_OFI_RXM_EAGER_LIMIT", rxm_eager.c_str(), 0);
-  }
-  if (need_shm) FABMPI_TRY(open_one("shm", "shm", &shm));
+  if (need_shm) FABMPI_TRY(open_libfabric("shm", "shm", &shm));
   if (need_tcp) FABMPI_TRY(open_network());
   // One fence for everybody's addresses; peers are inserted into the AVs lazily, on first use.
   if (size > 1) FABMPI_TRY(boot.fence());
   if (native) FABMPI_TRY(native->attach(boot));
 
-  for (int r = 0; r < size; ++r) {
+  for (int r = base; r < end; ++r) {
     Peer& p = peer(r);
     p.credits = credit_limit;
     p.eager_limit = eager_max;
@@ -564,10 +599,27 @@ void Engine::Impl::match_arrival(const WireHeader& h, const void* payload, std::
   unexpected.push(message, std::move(a));
 }
 
+Rc Engine::Impl::add_foreign_peer(int world) {
+  if (world < 0) return fail(MPI_ERR_INTERN, "negative universe index %d", world);
+  if (static_cast<std::size_t>(world) < peers.size() && peers[static_cast<std::size_t>(world)].transport) return Rc();
+  FABMPI_TRY(open_network());
+  if (static_cast<std::size_t>(world) >= peers.size()) peers.resize(static_cast<std::size_t>(world) + 1);
+  Peer& p = peer(world);
+  p.transport = tcp.get();
+  p.credits = credit_limit;
+  p.eager_limit = tcp_eager_max;
+  return Rc();
+}
+
 void Engine::Impl::on_message(const WireHeader& h, const void* payload, std::size_t len) {
-  if (h.src_world < 0 || h.src_world >= static_cast<int>(peers.size())) {
-    FABMPI_LOG(error, pt2pt, "dropping a message from unknown rank %d", h.src_world);
-    return;
+  if (h.src_world < 0 || h.src_world >= static_cast<int>(peers.size()) ||
+      !peers[static_cast<std::size_t>(h.src_world)].transport) {
+    // A process of another job this one has not met yet (it learnt our address first): only the
+    // network transport carries such traffic.
+    if (h.src_world < 0 || !tcp || !add_foreign_peer(h.src_world).ok()) {
+      FABMPI_LOG(error, pt2pt, "dropping a message from unknown rank %d", h.src_world);
+      return;
+    }
   }
   switch (h.kind) {
     case WireKind::fin:
@@ -811,6 +863,13 @@ bool Engine::sleep_until_event(int timeout_us, bool (*ready)(const void*), const
     return false;
   return impl_->native->sleep_until_message(timeout_us, ready, ready_arg);
 }
+
+Rc Engine::add_peers(const std::vector<int>& world_ranks) {
+  for (int r : world_ranks) FABMPI_TRY(impl_->add_foreign_peer(r));
+  return Rc();
+}
+
+Rc Engine::open_network() { return impl_->open_network(); }
 
 bool Engine::reaches_natively(int world_rank) const noexcept {
   if (!impl_->native || world_rank < 0 || static_cast<std::size_t>(world_rank) >= impl_->peers.size()) return false;

@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <vector>
 
 #include "runtime/comm.hpp"
 #include "runtime/datatype.hpp"
@@ -81,6 +82,12 @@ class Engine : public ProgressSource {
   bool cancel(Request& request);
 
   std::size_t eager_limit() const noexcept;
+
+  // Dynamic processes: processes of other jobs (by universe index), reached over the network transport.
+  // open_network opens it now if this process has none, publishing its address (a spawning process
+  // calls it before its children look the address up); add_peers makes the peers addressable.
+  Rc open_network();
+  Rc add_peers(const std::vector<int>& world_ranks);
 
   int progress() override;
   // Posted receives, messages arrived and not received, sends waiting for their receiver, reads.

@@ -145,6 +145,8 @@ class LibfabricTransport final : public Transport {
 
  private:
   Rc peer_address(int peer, fi_addr_t* out) {
+    // Processes of jobs started later (MPI_Comm_spawn) have indices past the table: it grows.
+    if (static_cast<std::size_t>(peer) >= peers_.size()) peers_.resize(static_cast<std::size_t>(peer) + 1, FI_ADDR_NOTAVAIL);
     fi_addr_t& slot = peers_[static_cast<std::size_t>(peer)];
     if (slot == FI_ADDR_NOTAVAIL) {
       std::string hex;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "common/pmi_wire.hpp"
 #include "runtime/rc.hpp"
 
 #include <mpi.h>
@@ -31,6 +32,18 @@ class Bootstrap {
   // Asks the launcher to end the whole job with this exit code. Does not return on success.
   virtual void abort(int exit_code, const std::string& message) = 0;
   virtual Rc finalize() = 0;
+
+  // ---- dynamic processes (under fabmpi's mpirun; the other bootstraps have one job and cannot spawn)
+  // This job's first universe index: processes are numbered across the jobs of one mpirun, the first
+  // job from 0, each spawned job after the ones before it (launcher/pmi_server.hpp).
+  virtual int universe_base() const { return 0; }
+  // Starts a new job (MPI_Comm_spawn): its processes' universe indices are *base .. *base + *size - 1.
+  // `preput`: values the new job reads with get() before its first fence.
+  virtual Rc spawn(const pmi::SpawnRequest& request, const std::vector<std::pair<std::string, std::string>>& preput,
+                   int* base, int* size) {
+    (void)request, (void)preput, (void)base, (void)size;
+    return fail(MPI_ERR_SPAWN, "starting processes needs fabmpi's mpirun (this process was not started by it)");
+  }
 };
 
 // A world of one process (a program run without a launcher).

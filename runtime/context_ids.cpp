@@ -7,7 +7,7 @@
 namespace fabmpi {
 
 ContextIdPool::ContextIdPool() : used_(kCapacity / 64, 0), reserved_(kCapacity / 64, 0) {
-  used_[0] |= (1ull << kWorldId) | (1ull << kSelfId);
+  used_[0] |= (1ull << kWorldId) | (1ull << kSelfId) | (1ull << kBridgeId);
 }
 
 void ContextIdPool::begin_agreement(std::uint64_t key) {

@@ -38,6 +38,9 @@ class ContextIdPool {
   // MPI_COMM_WORLD and MPI_COMM_SELF.
   static constexpr std::uint32_t kWorldId = 0;
   static constexpr std::uint32_t kSelfId = 1;
+  // Two-process bridges between the leaders of two jobs (runtime/dynamic.cpp): never agreed on, never
+  // used by any other communicator.
+  static constexpr std::uint32_t kBridgeId = 2;
 
   using WindowMask = std::array<std::uint64_t, kWindowWords>;
 

@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
@@ -48,6 +49,9 @@ class Pmi1Bootstrap final : public Bootstrap {
   std::vector<int> node_of_rank() override { return node_of_rank_; }
   void abort(int exit_code, const std::string& message) override;
   Rc finalize() override;
+  int universe_base() const override { return universe_base_; }
+  Rc spawn(const pmi::SpawnRequest& request, const std::vector<std::pair<std::string, std::string>>& preput, int* base,
+           int* size) override;
 
  private:
   Rc connect_port(const char* port, const char* id);
@@ -67,6 +71,8 @@ class Pmi1Bootstrap final : public Bootstrap {
   std::size_t keylen_max_ = pmi::kKeyMax;
   std::size_t vallen_max_ = pmi::kValueMax;
   std::vector<int> node_of_rank_;
+  int universe_base_ = 0;
+  bool fabmpi_launcher_ = false;  // fabmpi's mpirun (it publishes fabmpi-universe-base): it can spawn
   std::string received_;  // bytes after the last reply line
   bool finalized_ = false;
 };
@@ -205,6 +211,11 @@ Rc Pmi1Bootstrap::connect() {
     FABMPI_LOG(warn, pmi, "launcher gave no usable PMI_process_mapping ('%s'); assuming one node", mapping.c_str());
     node_of_rank_.assign(static_cast<std::size_t>(size_), 0);
   }
+  std::string base;
+  FABMPI_TRY(get_raw("fabmpi-universe-base", &base, &found));
+  fabmpi_launcher_ = found;
+  if (found && (!parse_int(base.c_str(), &universe_base_) || universe_base_ < 0))
+    return fail(MPI_ERR_OTHER, "PMI: malformed fabmpi-universe-base '%s'", base.c_str());
   FABMPI_LOG(debug, pmi, "PMI-1: rank %d of %d, kvs %s, mapping %s", rank_, size_, kvsname_.c_str(), mapping.c_str());
   return Rc();
 }
@@ -268,6 +279,41 @@ Rc Pmi1Bootstrap::get(const std::string& key, std::string* value) {
     hex += piece;
   }
   if (!pmi::hex_decode(hex, value)) return fail(MPI_ERR_OTHER, "bootstrap key '%s' holds malformed hex", key.c_str());
+  return Rc();
+}
+
+Rc Pmi1Bootstrap::spawn(const pmi::SpawnRequest& request, const std::vector<std::pair<std::string, std::string>>& preput,
+                         int* base, int* size) {
+  if (!fabmpi_launcher_)
+    return fail(MPI_ERR_SPAWN, "starting processes needs fabmpi's mpirun (this launcher's PMI cannot spawn)");
+  pmi::SpawnRequest full = request;
+  // Preput values in the bootstrap's own layout (hex, split over k, k#1, ...), so get() reads them.
+  for (const auto& [key, value] : preput) {
+    FABMPI_TRY(check_key(key));
+    const std::string hex = pmi::hex_encode(value);
+    constexpr std::size_t kChunk = 512;
+    const std::size_t chunks = std::max<std::size_t>(1, (hex.size() + kChunk - 1) / kChunk);
+    for (std::size_t i = 0; i < chunks; ++i) {
+      const std::string piece = hex.substr(i * kChunk, kChunk);
+      full.preput.emplace_back(pmi::value_part_key(key, static_cast<int>(i)),
+                               i == 0 ? pmi::value_head(static_cast<int>(chunks), piece) : piece);
+    }
+  }
+  const std::vector<pmi::Message> lines = pmi::spawn_request_lines(full);
+  for (std::size_t i = 0; i + 1 < lines.size(); ++i) FABMPI_TRY(send(lines[i]));
+  pmi::Message reply;
+  FABMPI_TRY(call(lines.back(), "fabmpi_spawn_result", &reply, /*allow_rc_failure=*/true));
+  long long rc = -1, b = 0, n = 0;
+  if (!reply.find_int("rc", &rc) || rc != 0) {
+    const std::string* msg = reply.find("msg");
+    std::string reason = msg ? *msg : "no reason given";
+    std::replace(reason.begin(), reason.end(), '_', ' ');
+    return fail(MPI_ERR_SPAWN, "mpirun could not start the processes: %s", reason.c_str());
+  }
+  if (!reply.find_int("base", &b) || !reply.find_int("size", &n) || b < 0 || n < 1)
+    return fail(MPI_ERR_SPAWN, "PMI: malformed spawn answer from mpirun");
+  *base = static_cast<int>(b);
+  *size = static_cast<int>(n);
   return Rc();
 }
 

@@ -83,12 +83,15 @@ Rc Runtime::create(Options options, std::unique_ptr<Runtime>* out) {
   } else {
     FABMPI_TRY(make_bootstrap_from_environment(&rt->bootstrap_));
   }
-  rt->world_rank_ = rt->bootstrap_->rank();
+  rt->world_base_ = rt->bootstrap_->universe_base();
+  rt->world_rank_ = rt->world_base_ + rt->bootstrap_->rank();
   rt->world_size_ = rt->bootstrap_->size();
-  log::set_rank(rt->world_rank_);
-  rt->node_of_rank_ = rt->bootstrap_->node_of_rank();
-  if (static_cast<int>(rt->node_of_rank_.size()) != rt->world_size_)
-    rt->node_of_rank_.assign(static_cast<std::size_t>(rt->world_size_), 0);
+  log::set_rank(rt->bootstrap_->rank());
+  std::vector<int> job_nodes = rt->bootstrap_->node_of_rank();
+  if (static_cast<int>(job_nodes.size()) != rt->world_size_) job_nodes.assign(static_cast<std::size_t>(rt->world_size_), 0);
+  // By universe index; earlier jobs' processes are "another node" (-1) until met.
+  rt->node_of_rank_.assign(static_cast<std::size_t>(rt->world_base_), -1);
+  rt->node_of_rank_.insert(rt->node_of_rank_.end(), job_nodes.begin(), job_nodes.end());
 
   const int my_node = rt->node_of_rank_[static_cast<std::size_t>(rt->world_rank_)];
   const auto local_ranks = std::count(rt->node_of_rank_.begin(), rt->node_of_rank_.end(), my_node);
@@ -104,9 +107,9 @@ Rc Runtime::create(Options options, std::unique_ptr<Runtime>* out) {
   rt->processor_name_ = host;
 
   std::vector<int> world_ranks(static_cast<std::size_t>(rt->world_size_));
-  for (int i = 0; i < rt->world_size_; ++i) world_ranks[static_cast<std::size_t>(i)] = i;
+  for (int i = 0; i < rt->world_size_; ++i) world_ranks[static_cast<std::size_t>(i)] = rt->world_base_ + i;
   rt->world_ = std::make_shared<Comm>(*rt, ContextIdPool::kWorldId,
-                                      std::make_shared<Group>(std::move(world_ranks)), rt->world_rank_);
+                                      std::make_shared<Group>(std::move(world_ranks)), rt->world_rank_ - rt->world_base_);
   rt->world_->name = "MPI_COMM_WORLD";
   rt->world_->errhandler = predefined_errhandler(Errhandler::Kind::are_fatal);
   rt->self_ = std::make_shared<Comm>(*rt, ContextIdPool::kSelfId,
@@ -119,13 +122,21 @@ Rc Runtime::create(Options options, std::unique_ptr<Runtime>* out) {
   FABMPI_TRY(pt2pt::Engine::create(*rt, &rt->pt2pt_));
   rt->add_progress_source(rt->pt2pt_.get());
   FABMPI_TRY(coll::attach(*rt));  // validates FABMPI_*_ALGORITHM and FABMPI_COLL_TABLE
-  FABMPI_LOG(info, runtime, "initialized: rank %d of %d, thread level %d, %s", rt->world_rank_,
+  FABMPI_LOG(info, runtime, "initialized: rank %d of %d, thread level %d, %s", rt->world_rank_ - rt->world_base_,
              rt->world_size_, rt->thread_level_, rt->oversubscribed_ ? "oversubscribed" : "not oversubscribed");
   *out = std::move(rt);
   return Rc();
 }
 
 Runtime::~Runtime() = default;
+
+Rc Runtime::add_processes(const std::vector<int>& world_ranks) {
+  for (int r : world_ranks) {
+    if (r < 0) return fail(MPI_ERR_INTERN, "negative universe index %d", r);
+    if (static_cast<std::size_t>(r) >= node_of_rank_.size()) node_of_rank_.resize(static_cast<std::size_t>(r) + 1, -1);
+  }
+  return pt2pt_->add_peers(world_ranks);
+}
 
 Rc Runtime::finalize() {
   if (finalized_) return Rc();

@@ -78,8 +78,16 @@ class Runtime {
   // Collective over MPI_COMM_WORLD: drains pending traffic, tears the transports down.
   Rc finalize();
 
+  // This process's index among every process of the mpirun (its universe index: pt2pt addresses
+  // peers by it, groups list it) and the size of MPI_COMM_WORLD. The first job's indices are its world
+  // ranks; a spawned job's start at world_base() (launcher/pmi_server.hpp), so its rank in
+  // MPI_COMM_WORLD is world_rank() - world_base().
   int world_rank() const noexcept { return world_rank_; }
   int world_size() const noexcept { return world_size_; }
+  int world_base() const noexcept { return world_base_; }
+  // Processes of other jobs become known (MPI_Comm_spawn and its children): the node map grows to
+  // cover them (as another node: they are reached over the network) and pt2pt can address them.
+  Rc add_processes(const std::vector<int>& world_ranks);
   int thread_level() const noexcept { return thread_level_; }
   bool is_main_thread() const noexcept { return std::this_thread::get_id() == main_thread_; }
   const Tunables& tunables() const noexcept { return tunables_; }
@@ -188,6 +196,7 @@ class Runtime {
 
   int world_rank_ = 0;
   int world_size_ = 1;
+  int world_base_ = 0;
   int thread_level_ = MPI_THREAD_SINGLE;
   std::thread::id main_thread_;
   Tunables tunables_;

@@ -548,9 +548,10 @@ int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void* attribute_v
     FABMPI_TRY(old_type(datatype, &type));
     FABMPI_TRY(check_out_ptr(attribute_val, "attribute_val"));
     FABMPI_TRY(check_out_ptr(flag, "flag"));
-    KeyvalRef kv;
-    FABMPI_TRY(to_keyval(type_keyval, &kv));
+    // A keyval freed while attributes use it still names them (MPI-3.1 6.7.2).
     auto it = type->attributes.find(type_keyval);
+    KeyvalRef kv;
+    if (it == type->attributes.end()) FABMPI_TRY(to_keyval(type_keyval, &kv));
     *flag = it != type->attributes.end() ? 1 : 0;
     if (*flag) std::memcpy(attribute_val, &it->second.value, sizeof(void*));
     return Rc();
@@ -564,11 +565,12 @@ int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval) {
     FABMPI_TRY(call.require_initialized());
     DatatypeRef type;
     FABMPI_TRY(old_type(datatype, &type));
-    KeyvalRef kv;
-    FABMPI_TRY(to_keyval(type_keyval, &kv));
-    auto it = type->attributes.find(type_keyval);
-    if (it == type->attributes.end())
+    auto it = type->attributes.find(type_keyval);  // a freed keyval still names its attributes
+    if (it == type->attributes.end()) {
+      KeyvalRef kv;
+      FABMPI_TRY(to_keyval(type_keyval, &kv));
       return fail(MPI_ERR_KEYVAL, "no attribute for keyval %d on this datatype", type_keyval);
+    }
     const Attribute attr = it->second;
     // The callback runs first: when it fails the attribute stays (MPI-3.1 6.7.4).
     FABMPI_TRY(run_delete_callback(datatype, type_keyval, attr));

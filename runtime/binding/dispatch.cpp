@@ -112,7 +112,7 @@ int ApiCall::finish(Rc rc) {
     }
     case Errhandler::Kind::are_fatal:
     case Errhandler::Kind::errors_abort:
-      abort_job(lib.runtime->world_rank(), name_, code, reason);
+      abort_job(lib.runtime->world()->rank(), name_, code, reason);
   }
   return code;
 }

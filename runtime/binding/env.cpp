@@ -35,7 +35,7 @@ Rc initialize(int required, int* provided, std::unique_ptr<Bootstrap> bootstrap 
   lib.groups.add_predefined(MPI_GROUP_EMPTY, std::make_shared<const Group>());
   lib.state = LibraryState::initialized;
   if (provided) *provided = r.thread_level();
-  return Rc();
+  return connect_to_parents();  // a spawned job's intercommunicator to its parents
 }
 
 double monotonic_seconds() {
@@ -86,7 +86,7 @@ int PMPI_Finalize(void) {
     if (!rc.ok()) return call.finish(rc);
   }
   if (lib.trace) {  // after MPI_Finalize's own event
-    const int rank = lib.runtime->world_rank(), size = lib.runtime->world_size();
+    const int rank = lib.runtime->world()->rank(), size = lib.runtime->world_size();
     std::string why;
     if (!lib.trace->write(rank, size, &why))
       std::fprintf(stderr, "fabmpi: rank %d: MPI_Finalize: could not write the FABMPI_TRACE timeline: %s\n", rank,
@@ -154,7 +154,7 @@ int PMPI_Abort(MPI_Comm comm, int errorcode) {
   if (lib.state != LibraryState::initialized) std::_Exit(errorcode);
   char line[256];
   std::snprintf(line, sizeof line, "fabmpi: rank %d: MPI_Abort called with error code %d\n",
-                runtime().world_rank(), errorcode);
+                runtime().world()->rank(), errorcode);
   // Every rank of the job ends, not only those of `comm` (as MPICH and Open MPI do).
   runtime().bootstrap().abort(errorcode, line);
   std::_Exit(errorcode);

@@ -1,6 +1,5 @@
 // Small corners of the API that programs call routinely: MPI_Pcontrol (profiling control: pauses and
-// resumes FABMPI_TRACE's timeline, else a no-op, as the standard allows), MPI_Comm_get_parent (fabmpi never spawns, so there is
-// never a parent), and the MPI-1 attribute names (MPI_Attr_get & co., deprecated but not removed in
+// resumes FABMPI_TRACE's timeline, else a no-op, as the standard allows), and the MPI-1 attribute names (MPI_Attr_get & co., deprecated but not removed in
 // MPI-3.1, and still the way many codes read MPI_TAG_UB). The MPI-1 names forward to the MPI-2 functions,
 // whose names appear in error messages.
 #include "runtime/binding/library.hpp"
@@ -15,17 +14,6 @@ int PMPI_Pcontrol(const int level, ...) {
   // FABMPI_TRACE's recording (runtime/call_trace.hpp): 0 pauses it, any other level resumes it.
   if (CallTrace* trace = library().trace) trace->set_paused(level == 0);
   return MPI_SUCCESS;
-}
-
-#pragma weak MPI_Comm_get_parent = PMPI_Comm_get_parent
-int PMPI_Comm_get_parent(MPI_Comm* parent) {
-  ApiCall call("MPI_Comm_get_parent");
-  return call.finish([&]() -> Rc {
-    FABMPI_TRY(call.require_initialized());
-    FABMPI_TRY(check_out_ptr(parent, "parent"));
-    *parent = MPI_COMM_NULL;
-    return Rc();
-  }());
 }
 
 #pragma weak MPI_Attr_get = PMPI_Attr_get

@@ -155,6 +155,8 @@ Rc to_info(MPI_Info handle, InfoRef* out);
 Rc to_errhandler(MPI_Errhandler handle, ErrhandlerRef* out);
 // Registers a new communicator and returns its handle.
 MPI_Comm new_comm_handle(const CommRef& comm);
+// The end of MPI_Init in a spawned job: builds the parent intercommunicator (runtime/binding/spawn.cpp).
+Rc connect_to_parents();
 MPI_Request new_request_handle(const RequestRef& request);
 MPI_Datatype new_datatype_handle(const DatatypeRef& type);
 MPI_Group new_group_handle(const GroupRef& group);

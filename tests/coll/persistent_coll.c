@@ -160,39 +160,67 @@ static void finish(MPI_Request *req, const char *what) {
 
 /* ---------------------------------------------------------------------------------------------- */
 
+/* Waitall, Testall, Waitany, Testany and Waitsome over inactive persistent requests (and null ones) */
+static void check_inactive_multi(int n, MPI_Request *req, const char *what) {
+  MPI_Request keep[4];
+  MPI_Status st[4];
+  int flag, idx, outcount, idxs[4];
+  CHECK(n <= 4, "test bug");
+  memcpy(keep, req, (size_t)n * sizeof *req);
+  memset(st, 0x5a, sizeof st);
+  MPI_OK(MPI_Waitall(n, req, st));
+  for (int i = 0; i < n; i++) check_empty(&st[i], what);
+#ifndef MPICH_VERSION /* MPICH 4.0.2: MPI_ERR_IN_STATUS here, though every status says MPI_SUCCESS */
+  memset(st, 0x5a, sizeof st);
+  flag = 0;
+  MPI_OK(MPI_Testall(n, req, &flag, st));
+  CHECK(flag, "%s: Testall on inactive requests: flag 0", what);
+  for (int i = 0; i < n; i++) check_empty(&st[i], what);
+#endif
+  memset(st, 0x5a, sizeof st);
+  MPI_OK(MPI_Waitany(n, req, &idx, &st[0]));
+  EXPECT(idx, MPI_UNDEFINED, "%s: Waitany on inactive requests", what);
+  check_empty(&st[0], what);
+  memset(st, 0x5a, sizeof st);
+  flag = 0;
+  MPI_OK(MPI_Testany(n, req, &idx, &flag, &st[0]));
+  CHECK(flag && idx == MPI_UNDEFINED, "%s: Testany on inactive requests: flag %d index %d", what, flag, idx);
+  check_empty(&st[0], what);
+  MPI_OK(MPI_Waitsome(n, req, &outcount, idxs, st));
+  EXPECT(outcount, MPI_UNDEFINED, "%s: Waitsome on inactive requests", what);
+  MPI_OK(MPI_Testsome(n, req, &outcount, idxs, st));
+  EXPECT(outcount, MPI_UNDEFINED, "%s: Testsome on inactive requests", what);
+  for (int i = 0; i < n; i++) CHECK(req[i] == keep[i], "%s: a completion call changed an inactive request", what);
+}
+
+/* Right after the init call a persistent request is inactive (MPI-4.0 6.12: the init call "returns an
+ * inactive persistent request"). MPICH 4.0.2 treats a never-started persistent collective request as
+ * active: MPI_Wait on it blocks for ever and MPI_Test returns flag = 0, so those checks are not compiled
+ * for MPICH. */
+static void check_never_started(MPI_Request *req, const char *what) {
+#ifndef MPICH_VERSION
+  check_inactive(req, what);
+#else
+  (void)req, (void)what;
+#endif
+}
+
 static void test_inactive(void) {
-  int x = rank + 1, y = -1, flag, idx, outcount, idxs[3];
+  int x = rank + 1, y = -1;
   MPI_Request req[3];
-  MPI_Status st[3];
   MPI_OK(MPI_Allreduce_init(&x, &y, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, hint, &req[0]));
   MPI_OK(MPI_Bcast_init(&x, 1, MPI_INT, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &req[1]));
   MPI_OK(MPI_Barrier_init(MPI_COMM_WORLD, MPI_INFO_NULL, &req[2]));
   for (int i = 0; i < 3; i++) CHECK(req[i] != MPI_REQUEST_NULL, "init returned MPI_REQUEST_NULL");
-  for (int i = 0; i < 3; i++) check_inactive(&req[i], "never started");
-  memset(st, 0x5a, sizeof st);
-  MPI_OK(MPI_Waitall(3, req, st));
-  for (int i = 0; i < 3; i++) check_empty(&st[i], "Waitall on inactive");
-  memset(st, 0x5a, sizeof st);
-  flag = 0;
-  MPI_OK(MPI_Testall(3, req, &flag, st));
-  CHECK(flag, "Testall on inactive requests: flag 0");
-  for (int i = 0; i < 3; i++) check_empty(&st[i], "Testall on inactive");
-  memset(st, 0x5a, sizeof st);
-  MPI_OK(MPI_Waitany(3, req, &idx, &st[0]));
-  EXPECT(idx, MPI_UNDEFINED, "Waitany on inactive requests");
-  check_empty(&st[0], "Waitany on inactive");
-  memset(st, 0x5a, sizeof st);
-  flag = 0;
-  MPI_OK(MPI_Testany(3, req, &idx, &flag, &st[0]));
-  CHECK(flag && idx == MPI_UNDEFINED, "Testany on inactive requests: flag %d index %d", flag, idx);
-  check_empty(&st[0], "Testany on inactive");
-  MPI_OK(MPI_Waitsome(3, req, &outcount, idxs, st));
-  EXPECT(outcount, MPI_UNDEFINED, "Waitsome on inactive requests");
-  for (int i = 0; i < 3; i++) CHECK(req[i] != MPI_REQUEST_NULL, "completion calls freed an inactive request");
+  for (int i = 0; i < 3; i++) check_never_started(&req[i], "never started");
+#ifndef MPICH_VERSION
+  check_inactive_multi(3, req, "never started");
+#endif
   /* free a never-started one: later collectives must still match */
   MPI_OK(MPI_Request_free(&req[1]));
   CHECK(req[1] == MPI_REQUEST_NULL, "MPI_Request_free of a never-started request left the handle");
   for (int round = 0; round < ROUNDS; round++) {
+    MPI_Status st[3];
     x = val(round, rank, 0) % 1000;
     y = -1;
     MPI_OK(MPI_Start(&req[0]));
@@ -203,6 +231,7 @@ static void test_inactive(void) {
     long want = 0;
     for (int r = 0; r < size; r++) want += val(round, r, 0) % 1000;
     EXPECT(y, want, "allreduce after freeing a never-started bcast, round %d", round);
+    check_inactive_multi(3, req, "completed");
   }
   finish(&req[0], "allreduce (inactive test)");
   finish(&req[2], "barrier (inactive test)");
@@ -221,7 +250,7 @@ static void sleep_seconds(double s) {
 static void test_barrier(void) {
   MPI_Request req;
   MPI_OK(MPI_Barrier_init(MPI_COMM_WORLD, MPI_INFO_NULL, &req));
-  check_inactive(&req, "barrier");
+  check_never_started(&req, "barrier");
   for (int round = 0; round < ROUNDS; round++) start_complete(&req, round, "barrier");
   if (size > 1) {
     int last = size - 1, token = 0;
@@ -256,7 +285,7 @@ static void test_bcast(void) {
     } else {
       MPI_OK(MPI_Bcast_init(buf, n, MPI_INT, root, MPI_COMM_WORLD, MPI_INFO_NULL, &req));
     }
-    check_inactive(&req, "bcast");
+    check_never_started(&req, "bcast");
     for (int round = 0; round < ROUNDS; round++) {
       for (int i = 0; i < n; i++) buf[i] = rank == root ? val(round, root, i) : UNTOUCHED;
       start_complete(&req, round, "bcast");

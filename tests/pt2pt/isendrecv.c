@@ -15,9 +15,9 @@
  *   truncation under MPI_ERRORS_RETURN: MPI_Wait / MPI_Test return MPI_ERR_TRUNCATE, MPI_Waitall returns
  *   MPI_ERR_IN_STATUS with the error in the status (3.7.5), receive buffer past the count untouched;
  *   argument errors under MPI_ERRORS_RETURN: bad rank -> MPI_ERR_RANK, negative count -> MPI_ERR_COUNT,
- *   bad tag -> MPI_ERR_TAG.
+ *   bad tag -> MPI_ERR_TAG; a replace receiving fewer elements than its count leaves the rest (3.2.4).
  * Any number of ranks. Point-to-point only (no collectives). Self-contained: builds with any MPI-4.0 mpicc.
- * Open MPI 4.1 has no MPI_Isendrecv: validated against MPICH 4.0.2. */
+ * Open MPI 4.1 has no MPI_Isendrecv; MPICH 4.0.2 passes only with -DKNOWN_MPICH_4_0_BUGS (see below). */
 #include <limits.h>
 #include <mpi.h>
 #include <stdio.h>
