@@ -42,11 +42,11 @@ void PmiServer::answer_spawn(int rank, bool ok, int base, int size, const std::s
   reply(rank, ok ? pmi::reply_spawn_ok(base, size, kvsname) : pmi::reply_spawn_failed(reason), actions);
 }
 
-PmiServer::Job& PmiServer::job_named(const std::string* kvsname, int asking_rank) {
-  if (kvsname != nullptr)
-    for (Job& job : jobs_)
-      if (job.kvsname == *kvsname) return job;
-  return jobs_[static_cast<std::size_t>(state(asking_rank).job)];
+PmiServer::Job* PmiServer::job_named(const std::string* kvsname, int asking_rank) {
+  if (kvsname == nullptr) return &jobs_[static_cast<std::size_t>(state(asking_rank).job)];
+  for (Job& job : jobs_)
+    if (job.kvsname == *kvsname) return &job;
+  return nullptr;
 }
 
 const PmiServer::RankState& PmiServer::state(int rank) const {
@@ -150,9 +150,13 @@ void PmiServer::serve(int rank, const pmi::Message& request, PmiActions* actions
     }
     // The named space first; then the other jobs' (a process of another job: fabmpi's endpoint keys
     // carry universe indices, so they are unique across jobs).
-    Job& named = job_named(kvsname, rank);
+    Job* named = job_named(kvsname, rank);
     const std::string* found = nullptr;
-    if (auto it = named.kvs.find(*key); it != named.kvs.end()) found = &it->second;
+    if (named == nullptr) {
+      reply(rank, pmi::reply_get_missing(*key), actions);
+      return;
+    }
+    if (auto it = named->kvs.find(*key); it != named->kvs.end()) found = &it->second;
     for (std::size_t j = 0; !found && jobs_.size() > 1 && j < jobs_.size(); ++j)
       if (auto it = jobs_[j].kvs.find(*key); it != jobs_[j].kvs.end() && key->starts_with("fabmpi-ep-"))
         found = &it->second;

@@ -110,8 +110,8 @@ class PmiServer {
     std::map<std::string, std::string, std::less<>> kvs;
     int in_barrier = 0;
   };
-  // The job whose space `kvsname` names (the asking rank's when null or unknown).
-  Job& job_named(const std::string* kvsname, int asking_rank);
+  // The job whose space `kvsname` names (the asking rank's when null); null when no job has that name.
+  Job* job_named(const std::string* kvsname, int asking_rank);
 
   PmiServerConfig config_;
   std::vector<RankState> ranks_;

@@ -181,3 +181,76 @@ TEST_CASE("pmi server: bootstrap values under a prefix are reassembled and decod
   ask(s, 1, "cmd=put kvsname=kvs_test key=other value=1:2f\n");
   CHECK(s.bootstrap_values_with_prefix("fabmpi-shm-node-") == std::vector<std::string>{"/fabmpi-1-ab", "/fabmpi-2-cd"});
 }
+
+TEST_CASE("pmi server: spawn requests, jobs, per-job barriers and cross-job endpoint lookups", "[pmi][spawn]") {
+  PmiServer s = make_server(2);
+  CHECK(ask(s, 0, "cmd=get kvsname=kvs_test key=fabmpi-universe-base\n")[0] ==
+        "cmd=get_result rc=0 msg=success value=0\n");
+  // The request: a program with arguments (spaces and '=' included: they travel hex-encoded).
+  fabmpi::pmi::SpawnRequest request;
+  request.commands.push_back({"/bin/prog", {"a b", "x=y"}, 2, "/tmp"});
+  request.commands.push_back({"other", {}, 1, ""});
+  request.preput.emplace_back("fabmpi-parent", "1:ff");
+  const auto lines = fabmpi::pmi::spawn_request_lines(request);
+  REQUIRE(lines.size() >= 2);
+  PmiActions a;
+  for (std::size_t i = 0; i + 1 < lines.size(); ++i) CHECK(ask(s, 1, fabmpi::pmi::encode(lines[i]), &a).empty());
+  ask(s, 1, fabmpi::pmi::encode(lines.back()), &a);
+  REQUIRE(a.spawn);
+  CHECK(a.spawn->rank == 1);
+  REQUIRE(a.spawn->request.commands.size() == 2);
+  CHECK(a.spawn->request.commands[0].args == std::vector<std::string>{"a b", "x=y"});
+  CHECK(a.spawn->request.commands[0].wdir == "/tmp");
+  CHECK(a.spawn->request.commands[1].maxprocs == 1);
+
+  // The launcher adds the job: universe indices 2..4, its own space with the preput key.
+  const int base = s.add_job(3, "kvs_test_1", {0, 0, 1}, a.spawn->request.preput);
+  CHECK(base == 2);
+  CHECK(s.universe_count() == 5);
+  CHECK(s.job_of(3) == 1);
+  PmiActions answer;
+  s.answer_spawn(1, true, base, 3, "kvs_test_1", "", &answer);
+  REQUIRE(answer.replies.size() == 1);
+  CHECK(answer.replies[0].line == "cmd=fabmpi_spawn_result rc=0 base=2 size=3 kvsname=kvs_test_1\n");
+  CHECK(ask(s, 2, "cmd=get_my_kvsname\n")[0] == "cmd=my_kvsname kvsname=kvs_test_1\n");
+  CHECK(ask(s, 4, "cmd=get_appnum\n")[0] == "cmd=appnum appnum=1\n");
+  CHECK(ask(s, 3, "cmd=get kvsname=kvs_test_1 key=fabmpi-universe-base\n")[0] ==
+        "cmd=get_result rc=0 msg=success value=2\n");
+  CHECK(ask(s, 3, "cmd=get kvsname=kvs_test_1 key=fabmpi-parent\n")[0] == "cmd=get_result rc=0 msg=success value=1:ff\n");
+  // Spaces are separate; endpoint keys are found across jobs.
+  CHECK(ask(s, 0, "cmd=put kvsname=kvs_test key=fabmpi-ep-0-tcp value=a\n")[0] == "cmd=put_result rc=0 msg=success\n");
+  CHECK(ask(s, 0, "cmd=put kvsname=kvs_test key=private value=p\n")[0] == "cmd=put_result rc=0 msg=success\n");
+  CHECK(ask(s, 2, "cmd=put kvsname=kvs_test key=x value=y\n")[0].find("rc=-1") != std::string::npos);
+  CHECK(ask(s, 2, "cmd=get kvsname=kvs_test_1 key=fabmpi-ep-0-tcp\n")[0] == "cmd=get_result rc=0 msg=success value=a\n");
+  CHECK(ask(s, 2, "cmd=get kvsname=kvs_test_1 key=private\n")[0].find("rc=-1") != std::string::npos);
+  // Each job's barrier releases its own processes.
+  PmiActions b;
+  CHECK(ask(s, 2, "cmd=barrier_in\n").empty());
+  CHECK(ask(s, 0, "cmd=barrier_in\n").empty());
+  CHECK(ask(s, 3, "cmd=barrier_in\n").empty());
+  s.feed(4, "cmd=barrier_in\n", &b);
+  CHECK(b.replies.size() == 3);
+  for (const auto& r : b.replies) CHECK(r.rank >= 2);
+  s.feed(1, "cmd=barrier_in\n", &b);
+  CHECK(b.replies.size() == 5);
+}
+
+TEST_CASE("pmi server: malformed spawn requests are answered, not served", "[pmi][spawn]") {
+  PmiServer s = make_server(1);
+  PmiActions a;
+  CHECK(ask(s, 0, "cmd=fabmpi_spawn_part data=zz\n", &a).empty());
+  CHECK(ask(s, 0, "cmd=fabmpi_spawn_end\n", &a)[0].find("rc=-1") != std::string::npos);
+  CHECK_FALSE(a.spawn);
+  CHECK(ask(s, 0, "cmd=fabmpi_spawn_end\n", &a)[0].find("rc=-1") != std::string::npos);  // nothing received
+  CHECK(ask(s, 0, "cmd=fabmpi_spawn_part\n", &a)[0].find("rc=-1") != std::string::npos);
+  fabmpi::pmi::SpawnRequest request;
+  std::string bytes = fabmpi::pmi::encode_spawn(request);  // no commands: refused by the decoder
+  fabmpi::pmi::SpawnRequest back;
+  CHECK_FALSE(fabmpi::pmi::decode_spawn(bytes, &back));
+  request.commands.push_back({"p", {"", "q"}, 3, ""});
+  bytes = fabmpi::pmi::encode_spawn(request);
+  REQUIRE(fabmpi::pmi::decode_spawn(bytes, &back));
+  CHECK(back.commands[0].args == std::vector<std::string>{"", "q"});
+  CHECK_FALSE(fabmpi::pmi::decode_spawn(bytes.substr(0, bytes.size() - 1), &back));
+  CHECK_FALSE(fabmpi::pmi::decode_spawn(bytes + "x", &back));
+}

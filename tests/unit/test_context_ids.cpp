@@ -42,33 +42,34 @@ std::uint32_t agree(std::vector<Pool*> members) {
 
 }  // namespace
 
-TEST_CASE("world and self ids are in use from the start", "[context_ids]") {
+TEST_CASE("world, self and bridge ids are in use from the start", "[context_ids]") {
   Pool p;
   CHECK(p.in_use(Pool::kWorldId));
   CHECK(p.in_use(Pool::kSelfId));
-  CHECK(p.in_use_count() == 2);
+  CHECK(p.in_use(Pool::kBridgeId));
+  CHECK(p.in_use_count() == 3);
   p.release(Pool::kWorldId);  // never returned
   CHECK(p.in_use(Pool::kWorldId));
 }
 
 TEST_CASE("agreement picks the lowest id free on every member", "[context_ids]") {
-  Pool a, b, c;
-  CHECK(agree({&a, &b, &c}) == 2);
-  CHECK(agree({&a, &b}) == 3);
-  CHECK(agree({&b, &c}) == 4);  // 3 is used on b
-  CHECK(agree({&a, &c}) == 5);  // 3 is used on a, 4 on c
-  CHECK(agree({&a, &b, &c}) == 6);
-  c.release(4);
-  CHECK(agree({&c}) == 3);  // 3 was only ever used by a and b
+  Pool a, b, c;  // 0-2 are reserved: the first agreed id is 3
+  CHECK(agree({&a, &b, &c}) == 3);
+  CHECK(agree({&a, &b}) == 4);
+  CHECK(agree({&b, &c}) == 5);  // 4 is used on b
+  CHECK(agree({&a, &c}) == 6);  // 4 is used on a, 5 on c
   CHECK(agree({&a, &b, &c}) == 7);
+  c.release(5);
+  CHECK(agree({&c}) == 4);  // 4 was only ever used by a and b
+  CHECK(agree({&a, &b, &c}) == 8);
 }
 
 TEST_CASE("released ids are reused", "[context_ids]") {
   Pool a, b;
   std::vector<std::uint32_t> ids;
   for (int i = 0; i < 10; ++i) ids.push_back(agree({&a, &b}));
-  CHECK(ids.front() == 2);
-  CHECK(ids.back() == 11);
+  CHECK(ids.front() == 3);
+  CHECK(ids.back() == 12);
   a.release(5);
   b.release(5);
   CHECK(agree({&a, &b}) == 5);
@@ -77,7 +78,7 @@ TEST_CASE("released ids are reused", "[context_ids]") {
 TEST_CASE("agreement moves to later windows when the first is full", "[context_ids]") {
   Pool a, b;
   // Fill a's first window completely and b's second window's first ids.
-  for (std::uint32_t id = 2; id < Pool::kWindowIds; ++id) a.claim(id);
+  for (std::uint32_t id = 3; id < Pool::kWindowIds; ++id) a.claim(id);
   b.claim(Pool::kWindowIds);
   b.claim(Pool::kWindowIds + 1);
   const std::uint32_t id = agree({&a, &b});
@@ -99,8 +100,8 @@ TEST_CASE("concurrent agreements in one process never hand out the same id", "[c
   for (std::size_t i = 0; i < common.size(); ++i) common[i] = first.mask[i] & q_part.mask[i];
   auto outcome = decide_context_id(0, common, 0, false);
   REQUIRE(outcome.kind == AgreementOutcome::Kind::agreed);
-  CHECK(outcome.value == 2);
-  // The second sees nothing common in window 0 and retries (never picks 2, never skips the window).
+  CHECK(outcome.value == 3);
+  // The second sees nothing common in window 0 and retries (never picks 3, never skips the window).
   auto r_part = r.reserve_window(0);
   for (std::size_t i = 0; i < common.size(); ++i) common[i] = second.mask[i] & r_part.mask[i];
   auto later = decide_context_id(0, common, std::max(p.next_window_with_free(0), r.next_window_with_free(0)),
@@ -112,7 +113,7 @@ TEST_CASE("concurrent agreements in one process never hand out the same id", "[c
   q.unreserve(0, q_part.mask);
   p.unreserve(0, second.mask);
   r.unreserve(0, r_part.mask);
-  CHECK(agree({&p, &r}) == 3);
+  CHECK(agree({&p, &r}) == 4);
 }
 
 TEST_CASE("decide_context_id: exhausted vs retry", "[context_ids]") {
