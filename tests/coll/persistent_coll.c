@@ -1,6 +1,6 @@
-/* Persistent collective operations (MPI-4.0 6.12 and 7.7): every MPI_<coll>_init, started several
- * times with the buffers changed between starts (a start reads the buffers as they are then), every
- * result checked against values computed here.
+/* Persistent collective operations (MPI-4.0 6.12, and the persistent neighbourhood collectives of
+ * chapter 7): every MPI_<coll>_init, started several times with the buffers changed between starts (a
+ * start reads the buffers as they are then), every result checked against values computed here.
  *
  * Covered: MPI_Barrier/Bcast/Gather(v)/Scatter(v)/Allgather(v)/Alltoall(v,w)/Reduce/Allreduce/
  * Reduce_scatter(_block)/Scan/Exscan_init on MPI_COMM_WORLD, roots other than 0, MPI_IN_PLACE where the
@@ -20,11 +20,25 @@
  * order per rank; error classes under MPI_ERRORS_RETURN (invalid root, negative count, MPI_OP_NULL,
  * starting an active request).
  *
- * Reference: MPICH 4.0.2 passes at 1, 2, 3, 4, 5 and 8 ranks. Where MPICH 4.0.2 deviates, the check
- * follows the standard and is compiled out under MPICH_VERSION:
- *   - MPI_Start / MPI_Startall on a persistent collective request that is already active is erroneous;
- *     MPICH does not detect it (it starts the schedule a second time), so the MPI_ERR_REQUEST check is
- *     skipped there.
+ * Reference: MPICH 4.0.2 (ch4:ucx) passes at 1, 2, 3, 4, 5 and 8 ranks. Where MPICH 4.0.2 deviates from
+ * the standard, the check follows the standard and the MPICH build (#ifdef MPICH_VERSION) works around
+ * it or skips it, with a comment at each place:
+ *   - MPI_Gather_init / MPI_Scatter_init / MPI_Allgather_init with the default schedules give wrong
+ *     results (buffers read or local copies made at init time, pmodels/mpich#7078); main() picks working
+ *     algorithms through MPICH's CVARs before MPI_Init. At 1 rank the root's own gather block is still
+ *     copied at init time: not checked there.
+ *   - a never-started persistent collective request is not inactive (MPI_Wait blocks for ever, MPI_Test
+ *     returns flag 0): the never-started inactive checks are skipped.
+ *   - on a completed (inactive) persistent collective request MPI_Testall returns MPI_ERR_IN_STATUS with
+ *     every status MPI_SUCCESS, and Waitany/Testany/Waitsome/Testsome return it again as completed
+ *     instead of MPI_UNDEFINED: not checked, and the Startall rounds use Waitall and Test polling only.
+ *   - negative count in MPI_Allreduce_init / MPI_Reduce_init: MPI_ERR_OTHER instead of MPI_ERR_COUNT
+ *     (only "an error" is checked).
+ *   - neighbor_alltoallv/w on a periodic Cartesian ring of 1 or 2 processes (one process both
+ *     neighbours) pair send block d with receive block d, not with the opposite one as in MPI-4.0 and as
+ *     MPICH's own neighbor_alltoall does: those results are not checked there.
+ * Debugging: PERSISTENT_COLL_TRACE=1 names each part as it starts; PERSISTENT_COLL_ONLY=gather,startall
+ * runs only those parts.
  * Prints "persistent_coll: OK (N ranks)" on success; on a failure one line with the rank and reason,
  * then MPI_Abort. */
 #define _POSIX_C_SOURCE 200809L
@@ -41,12 +55,12 @@
 #define PRIME 10007
 
 static int rank, size;
-static MPI_Info hint;                  /* a real info object with a key no implementation knows */
-static MPI_Datatype mat_type;          /* 2x2 int matrix as vector(2, 2, 3) resized to 6 ints: gaps at 2, 5 */
-static MPI_Datatype rec_type;          /* struct rec: a and d, not the hole between them */
-static MPI_Datatype cpair, spair;      /* 2 contiguous ints; 2 ints with a gap between (extent 3 ints) */
+static MPI_Info hint;             /* a real info object with a key no implementation knows */
+static MPI_Datatype mat_type;     /* 2x2 int matrix as vector(2, 2, 3) resized to 6 ints: gaps at 2, 5 */
+static MPI_Datatype rec_type;     /* struct rec: a and d, not the hole between them */
+static MPI_Datatype cpair, spair; /* 2 contiguous ints; 2 ints with a gap between (extent 3 ints) */
 static MPI_Op op_mat, op_rec;
-static int op_bad_type;                /* a user op saw a datatype other than the one passed */
+static int op_bad_type; /* a user op saw a datatype other than the one passed */
 
 static void fail(const char *file, int line, const char *cond, const char *fmt, ...) {
   char msg[512];
@@ -59,15 +73,15 @@ static void fail(const char *file, int line, const char *cond, const char *fmt, 
   MPI_Abort(MPI_COMM_WORLD, 1);
 }
 
-#define CHECK(cond, ...)                                      \
-  do {                                                        \
+#define CHECK(cond, ...)                                       \
+  do {                                                         \
     if (!(cond)) fail(__FILE__, __LINE__, #cond, __VA_ARGS__); \
   } while (0)
 
-#define MPI_OK(call)                                            \
-  do {                                                          \
-    int rc_ = (call);                                           \
-    CHECK(rc_ == MPI_SUCCESS, "%s returned %d", #call, rc_);    \
+#define MPI_OK(call)                                         \
+  do {                                                       \
+    int rc_ = (call);                                        \
+    CHECK(rc_ == MPI_SUCCESS, "%s returned %d", #call, rc_); \
   } while (0)
 
 /* got == want, else fail with a message made from the remaining arguments */
@@ -96,10 +110,31 @@ static void ifill(int *p, size_t n, int v) {
 }
 static MPI_Info info_for(int k) { return (k & 1) ? hint : MPI_INFO_NULL; }
 
+/* Debugging aids, from the environment (the same on every rank): PERSISTENT_COLL_TRACE=1 names every
+ * part as each rank enters it; PERSISTENT_COLL_ONLY=name,name runs only those parts. */
+static int section(const char *name) {
+  const char *only = getenv("PERSISTENT_COLL_ONLY");
+  if (only && *only) {
+    size_t n = strlen(name);
+    const char *p = only;
+    int found = 0;
+    while ((p = strstr(p, name)) != NULL) {
+      if ((p == only || p[-1] == ',') && (p[n] == '\0' || p[n] == ',')) found = 1;
+      p += n;
+    }
+    if (!found) return 0;
+  }
+  if (getenv("PERSISTENT_COLL_TRACE")) {
+    fprintf(stderr, "persistent_coll: rank %d: %s\n", rank, name);
+    fflush(stderr);
+  }
+  return 1;
+}
+
 static void check_empty(const MPI_Status *st, const char *what) {
   int n, flag;
-  CHECK(st->MPI_SOURCE == MPI_ANY_SOURCE && st->MPI_TAG == MPI_ANY_TAG, "%s: status not empty (source %d tag %d)",
-        what, st->MPI_SOURCE, st->MPI_TAG);
+  CHECK(st->MPI_SOURCE == MPI_ANY_SOURCE && st->MPI_TAG == MPI_ANY_TAG, "%s: status not empty (source %d tag %d)", what,
+        st->MPI_SOURCE, st->MPI_TAG);
   MPI_OK(MPI_Get_count(st, MPI_INT, &n));
   EXPECT(n, 0, "%s: MPI_Get_count of an empty status", what);
   MPI_OK(MPI_Get_elements(st, MPI_INT, &n));
@@ -137,11 +172,15 @@ static void complete(MPI_Request *req, int how, const char *what) {
   int flag = 0;
   CHECK(keep != MPI_REQUEST_NULL, "%s: null request after MPI_Start", what);
   switch (how % 3) {
-    case 0: MPI_OK(MPI_Wait(req, MPI_STATUS_IGNORE)); break;
+    case 0:
+      MPI_OK(MPI_Wait(req, MPI_STATUS_IGNORE));
+      break;
     case 1:
       while (!flag) MPI_OK(MPI_Test(req, &flag, MPI_STATUS_IGNORE));
       break;
-    default: MPI_OK(MPI_Waitall(1, req, st)); break;
+    default:
+      MPI_OK(MPI_Waitall(1, req, st));
+      break;
   }
   CHECK(*req == keep, "%s: completing a persistent request changed its handle", what);
 }
@@ -166,17 +205,20 @@ static void check_inactive_multi(int n, MPI_Request *req, const char *what) {
   MPI_Status st[4];
   int flag, idx, outcount, idxs[4];
   CHECK(n <= 4, "test bug");
-  memcpy(keep, req, (size_t)n * sizeof *req);
+  for (int i = 0; i < n; i++) keep[i] = req[i];
   memset(st, 0x5a, sizeof st);
   MPI_OK(MPI_Waitall(n, req, st));
   for (int i = 0; i < n; i++) check_empty(&st[i], what);
-#ifndef MPICH_VERSION /* MPICH 4.0.2: MPI_ERR_IN_STATUS here, though every status says MPI_SUCCESS */
+#ifndef MPICH_VERSION
+  /* MPICH 4.0.2 gets these wrong once a persistent collective request has completed (never started
+   * ones are not even treated as inactive): MPI_Testall returns MPI_ERR_IN_STATUS though every status
+   * says MPI_SUCCESS, and Waitany/Testany/Waitsome/Testsome report the inactive request as completed
+   * again (index 0, outcount 1) instead of MPI_UNDEFINED. Persistent point-to-point requests are fine. */
   memset(st, 0x5a, sizeof st);
   flag = 0;
   MPI_OK(MPI_Testall(n, req, &flag, st));
   CHECK(flag, "%s: Testall on inactive requests: flag 0", what);
   for (int i = 0; i < n; i++) check_empty(&st[i], what);
-#endif
   memset(st, 0x5a, sizeof st);
   MPI_OK(MPI_Waitany(n, req, &idx, &st[0]));
   EXPECT(idx, MPI_UNDEFINED, "%s: Waitany on inactive requests", what);
@@ -190,6 +232,9 @@ static void check_inactive_multi(int n, MPI_Request *req, const char *what) {
   EXPECT(outcount, MPI_UNDEFINED, "%s: Waitsome on inactive requests", what);
   MPI_OK(MPI_Testsome(n, req, &outcount, idxs, st));
   EXPECT(outcount, MPI_UNDEFINED, "%s: Testsome on inactive requests", what);
+#else
+  (void)flag, (void)idx, (void)outcount, (void)idxs;
+#endif
   for (int i = 0; i < n; i++) CHECK(req[i] == keep[i], "%s: a completion call changed an inactive request", what);
 }
 
@@ -245,8 +290,8 @@ static void sleep_seconds(double s) {
   }
 }
 
-/* Barrier: plain rounds, then one where the last rank tells everybody it is about to sleep 0.2 s
- * before starting: nobody may leave the barrier before that. */
+/* Barrier: plain rounds, then one where the last rank tells everybody it is about to sleep 0.3 s
+ * before starting: nobody may leave the barrier before that (0.2 s of slack for the token's latency). */
 static void test_barrier(void) {
   MPI_Request req;
   MPI_OK(MPI_Barrier_init(MPI_COMM_WORLD, MPI_INFO_NULL, &req));
@@ -256,14 +301,14 @@ static void test_barrier(void) {
     int last = size - 1, token = 0;
     if (rank == last) {
       for (int r = 0; r < last; r++) MPI_OK(MPI_Send(&token, 1, MPI_INT, r, 99, MPI_COMM_WORLD));
-      sleep_seconds(0.2);
+      sleep_seconds(0.3);
       start_complete(&req, 0, "barrier (late rank)");
     } else {
       MPI_OK(MPI_Recv(&token, 1, MPI_INT, last, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
       double t0 = MPI_Wtime();
       start_complete(&req, rank, "barrier (late rank)");
       double dt = MPI_Wtime() - t0;
-      CHECK(dt > 0.1, "persistent barrier completed after %.3f s, before rank %d (sleeping 0.2 s) entered it", dt,
+      CHECK(dt > 0.1, "persistent barrier completed after %.3f s, before rank %d (sleeping 0.3 s) entered it", dt,
             last);
     }
   }
@@ -289,7 +334,8 @@ static void test_bcast(void) {
     for (int round = 0; round < ROUNDS; round++) {
       for (int i = 0; i < n; i++) buf[i] = rank == root ? val(round, root, i) : UNTOUCHED;
       start_complete(&req, round, "bcast");
-      for (int i = 0; i < n; i++) EXPECT(buf[i], val(round, root, i), "bcast n=%d root=%d round %d [%d]", n, root, round, i);
+      for (int i = 0; i < n; i++)
+        EXPECT(buf[i], val(round, root, i), "bcast n=%d root=%d round %d [%d]", n, root, round, i);
     }
     finish(&req, "bcast");
     free(buf);
@@ -312,6 +358,9 @@ static void test_gather(void) {
       if (v && am_root)
         for (int i = 0; i < C; i++) rbuf[root * C + i] = val(round, root, i);
       start_complete(&req, round, "gather");
+#ifdef MPICH_VERSION
+      if (size == 1 && !v) continue; /* MPICH 4.0.2 copies the root's own block at init time (tsp_tree too) */
+#endif
       if (am_root)
         for (int r = 0; r < size; r++)
           for (int i = 0; i < C; i++)
@@ -353,8 +402,8 @@ static void test_gatherv(void) {
       if (am_root)
         for (int r = 0; r < size; r++) {
           for (int i = 0; i < cnt(r); i++)
-            EXPECT(rbuf[displs[r] + i], val(round, r, i), "gatherv%s root %d round %d from %d [%d]", v ? " in place" : "",
-                   root, round, r, i);
+            EXPECT(rbuf[displs[r] + i], val(round, r, i), "gatherv%s root %d round %d from %d [%d]",
+                   v ? " in place" : "", root, round, r, i);
           EXPECT(rbuf[displs[r] + cnt(r)], UNTOUCHED, "gatherv root %d round %d: gap after block %d", root, round, r);
         }
     }
@@ -380,7 +429,8 @@ static void test_scatter(void) {
       ifill(rbuf, C + 1, UNTOUCHED);
       start_complete(&req, round, "scatter");
       if (!(v && am_root)) {
-        for (int i = 0; i < C; i++) EXPECT(rbuf[i], val(round, rank, i), "scatter root %d round %d [%d]", root, round, i);
+        for (int i = 0; i < C; i++)
+          EXPECT(rbuf[i], val(round, rank, i), "scatter root %d round %d [%d]", root, round, i);
         EXPECT(rbuf[C], UNTOUCHED, "scatter root %d round %d: past the end", root, round);
       } else {
         for (int j = 0; j < size; j++)
@@ -444,7 +494,8 @@ static void test_allgather(void) {
       start_complete(&req, round, "allgather");
       for (int r = 0; r < size; r++)
         for (int i = 0; i < C; i++)
-          EXPECT(rbuf[r * C + i], val(round, r, i), "allgather%s round %d from %d [%d]", v ? " in place" : "", round, r, i);
+          EXPECT(rbuf[r * C + i], val(round, r, i), "allgather%s round %d from %d [%d]", v ? " in place" : "", round, r,
+                 i);
     }
     finish(&req, "allgather");
   }
@@ -470,8 +521,8 @@ static void test_allgatherv(void) {
       start_complete(&req, round, "allgatherv");
       for (int r = 0; r < size; r++) {
         for (int i = 0; i < cnt(r); i++)
-          EXPECT(rbuf[displs[r] + i], val(round, r, i), "allgatherv%s round %d from %d [%d]", v ? " in place" : "", round,
-                 r, i);
+          EXPECT(rbuf[displs[r] + i], val(round, r, i), "allgatherv%s round %d from %d [%d]", v ? " in place" : "",
+                 round, r, i);
         EXPECT(rbuf[displs[r] + cnt(r)], UNTOUCHED, "allgatherv round %d: gap after block %d", round, r);
         EXPECT(rbuf[displs[r] + cnt(r) + 1], UNTOUCHED, "allgatherv round %d: gap after block %d", round, r);
       }
@@ -540,7 +591,12 @@ static void test_alltoallv(void) {
     }
   }
   finish(&req, "alltoallv");
-  free(sbuf); free(rbuf); free(sc); free(sd); free(rc); free(rd);
+  free(sbuf);
+  free(rbuf);
+  free(sc);
+  free(sd);
+  free(rc);
+  free(rd);
 }
 
 /* alltoallw: process i sends k = 2 * ((i + j) % 3) ints to j; to odd j as k/2 cpairs (else k ints); from
@@ -588,7 +644,16 @@ static void test_alltoallw(void) {
     }
   }
   finish(&req, "alltoallw");
-  free(sbuf); free(rbuf); free(sc); free(rc); free(roffs); free(soffs); free(sd); free(rd); free(st); free(rt);
+  free(sbuf);
+  free(rbuf);
+  free(sc);
+  free(rc);
+  free(roffs);
+  free(soffs);
+  free(sd);
+  free(rd);
+  free(st);
+  free(rt);
 }
 
 static long sum_of(int round, int lo, int hi, int i) { /* sum over ranks lo..hi-1 */
@@ -612,7 +677,8 @@ static void test_reduce(void) {
       start_complete(&req, round, "reduce");
       if (am_root) {
         for (int i = 0; i < C; i++)
-          EXPECT(rbuf[i], sum_of(round, 0, size, i), "reduce%s root %d round %d [%d]", v ? " in place" : "", root, round, i);
+          EXPECT(rbuf[i], sum_of(round, 0, size, i), "reduce%s root %d round %d [%d]", v ? " in place" : "", root,
+                 round, i);
         EXPECT(rbuf[C], UNTOUCHED, "reduce: past the end");
       }
     }
@@ -680,7 +746,8 @@ static void test_reduce_scatter(void) {
       if (v) memcpy(rbuf, sbuf, (size_t)total * sizeof(int));
       start_complete(&req, round, "reduce_scatter");
       for (int i = 0; i < counts[rank]; i++)
-        EXPECT(rbuf[i], sum_of(round, 0, size, off + i), "reduce_scatter%s round %d [%d]", v ? " in place" : "", round, i);
+        EXPECT(rbuf[i], sum_of(round, 0, size, off + i), "reduce_scatter%s round %d [%d]", v ? " in place" : "", round,
+               i);
       if (!v) EXPECT(rbuf[counts[rank]], UNTOUCHED, "reduce_scatter round %d: past the end", round);
     }
     finish(&req, "reduce_scatter");
@@ -696,7 +763,8 @@ static void test_reduce_scatter_block(void) {
   for (int v = 0; v < 2; v++) {
     MPI_Request req;
     if (v)
-      MPI_OK(MPI_Reduce_scatter_block_init(MPI_IN_PLACE, rbuf, C, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &req));
+      MPI_OK(
+          MPI_Reduce_scatter_block_init(MPI_IN_PLACE, rbuf, C, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &req));
     else
       MPI_OK(MPI_Reduce_scatter_block_init(sbuf, rbuf, C, MPI_INT, MPI_SUM, MPI_COMM_WORLD, hint, &req));
     for (int round = 0; round < ROUNDS; round++) {
@@ -705,8 +773,8 @@ static void test_reduce_scatter_block(void) {
       if (v) memcpy(rbuf, sbuf, (size_t)size * C * sizeof(int));
       start_complete(&req, round, "reduce_scatter_block");
       for (int i = 0; i < C; i++)
-        EXPECT(rbuf[i], sum_of(round, 0, size, rank * C + i), "reduce_scatter_block%s round %d [%d]", v ? " in place" : "",
-               round, i);
+        EXPECT(rbuf[i], sum_of(round, 0, size, rank * C + i), "reduce_scatter_block%s round %d [%d]",
+               v ? " in place" : "", round, i);
       if (!v) EXPECT(rbuf[C], UNTOUCHED, "reduce_scatter_block: past the end");
     }
     finish(&req, "reduce_scatter_block");
@@ -777,14 +845,15 @@ static void mat_fn(void *in, void *inout, int *len, MPI_Datatype *dt) {
   }
 }
 
-/* matrix k of rank r in a round, stored as 6 ints with gaps at 2 and 5 (written as UNTOUCHED) */
+/* matrix k of rank r in a round, stored as 6 ints with gaps at 2 and 5 (-9 in send buffers: a receive
+ * buffer's gaps hold UNTOUCHED, and must still after the operation) */
 static void mat_of(int round, int r, int k, int *m) {
   m[0] = (r * 3 + round + k) % 7 + 1;
   m[1] = (r + 2 * round + 3 * k) % 5;
-  m[2] = UNTOUCHED;
+  m[2] = -9;
   m[3] = (r * r + k + round) % 4;
   m[4] = (r + 5 + k) % 6 + 1;
-  m[5] = UNTOUCHED;
+  m[5] = -9;
 }
 
 /* product M_lo * ... * M_{hi-1} of matrix k */
@@ -840,14 +909,16 @@ static void test_user_ops(void) {
   int mroot = size > 2 ? size - 2 : size - 1, rroot = size / 2;
   enum { NREQ = 8 };
   MPI_Request req[NREQ];
-  const char *names[NREQ] = {"reduce(matmul)",      "allreduce(matmul)",  "allreduce(matmul) in place", "scan(matmul)",
-                             "exscan(matmul)",      "reduce(struct op)",  "allreduce(struct op) in place", "scan(struct op)"};
-  MPI_OK(MPI_Reduce_init(ms, rank == mroot ? mr : NULL, 2, mat_type, op_mat, mroot, MPI_COMM_WORLD, MPI_INFO_NULL, &req[0]));
+  const char *names[NREQ] = {"reduce(matmul)", "allreduce(matmul)", "allreduce(matmul) in place",    "scan(matmul)",
+                             "exscan(matmul)", "reduce(struct op)", "allreduce(struct op) in place", "scan(struct op)"};
+  MPI_OK(MPI_Reduce_init(ms, rank == mroot ? mr : NULL, 2, mat_type, op_mat, mroot, MPI_COMM_WORLD, MPI_INFO_NULL,
+                         &req[0]));
   MPI_OK(MPI_Allreduce_init(ms, mr, 2, mat_type, op_mat, MPI_COMM_WORLD, hint, &req[1]));
   MPI_OK(MPI_Allreduce_init(MPI_IN_PLACE, mr, 2, mat_type, op_mat, MPI_COMM_WORLD, MPI_INFO_NULL, &req[2]));
   MPI_OK(MPI_Scan_init(ms, mr, 2, mat_type, op_mat, MPI_COMM_WORLD, MPI_INFO_NULL, &req[3]));
   MPI_OK(MPI_Exscan_init(ms, mr, 2, mat_type, op_mat, MPI_COMM_WORLD, hint, &req[4]));
-  MPI_OK(MPI_Reduce_init(rs, rank == rroot ? rr : NULL, 3, rec_type, op_rec, rroot, MPI_COMM_WORLD, MPI_INFO_NULL, &req[5]));
+  MPI_OK(MPI_Reduce_init(rs, rank == rroot ? rr : NULL, 3, rec_type, op_rec, rroot, MPI_COMM_WORLD, MPI_INFO_NULL,
+                         &req[5]));
   MPI_OK(MPI_Allreduce_init(MPI_IN_PLACE, rr, 3, rec_type, op_rec, MPI_COMM_WORLD, hint, &req[6]));
   MPI_OK(MPI_Scan_init(rs, rr, 3, rec_type, op_rec, MPI_COMM_WORLD, MPI_INFO_NULL, &req[7]));
   for (int round = 0; round < ROUNDS; round++)
@@ -863,14 +934,28 @@ static void test_user_ops(void) {
       start_complete(&req[q], round + q, names[q]);
       CHECK(!op_bad_type, "%s: the user function got a datatype other than the one passed", names[q]);
       switch (q) {
-        case 0: if (rank == mroot) check_mats(mr, round, 0, size, names[q]); break;
+        case 0:
+          if (rank == mroot) check_mats(mr, round, 0, size, names[q]);
+          break;
         case 1:
-        case 2: check_mats(mr, round, 0, size, names[q]); break;
-        case 3: check_mats(mr, round, 0, rank + 1, names[q]); break;
-        case 4: if (rank > 0) check_mats(mr, round, 0, rank, names[q]); break;
-        case 5: if (rank == rroot) check_recs(rr, round, 0, size, names[q]); break;
-        case 6: check_recs(rr, round, 0, size, names[q]); break;
-        default: check_recs(rr, round, 0, rank + 1, names[q]); break;
+        case 2:
+          check_mats(mr, round, 0, size, names[q]);
+          break;
+        case 3:
+          check_mats(mr, round, 0, rank + 1, names[q]);
+          break;
+        case 4:
+          if (rank > 0) check_mats(mr, round, 0, rank, names[q]);
+          break;
+        case 5:
+          if (rank == rroot) check_recs(rr, round, 0, size, names[q]);
+          break;
+        case 6:
+          check_recs(rr, round, 0, size, names[q]);
+          break;
+        default:
+          check_recs(rr, round, 0, rank + 1, names[q]);
+          break;
       }
     }
   for (int q = 0; q < NREQ; q++) finish(&req[q], names[q]);
@@ -915,8 +1000,8 @@ static void test_neighbors(struct nbr *t, int info_k) {
   MPI_Aint sdb[2], rdb[2];
   MPI_Datatype stp[2], rtp[2];
   MPI_Request req[5];
-  static const char *names[5] = {"neighbor_allgather", "neighbor_allgatherv", "neighbor_alltoall",
-                                 "neighbor_alltoallv", "neighbor_alltoallw"};
+  static const char *names[5] = {"neighbor_allgather", "neighbor_allgatherv", "neighbor_alltoall", "neighbor_alltoallv",
+                                 "neighbor_alltoallw"};
   char what[96];
   /* allgather, allgatherv */
   MPI_OK(MPI_Neighbor_allgather_init(sbuf, C, MPI_INT, rbuf, C, MPI_INT, t->comm, info_for(info_k), &req[0]));
@@ -979,6 +1064,12 @@ static void test_neighbors(struct nbr *t, int info_k) {
           break;
       }
       start_complete(&req[q], round + q, what);
+#ifdef MPICH_VERSION
+      /* MPICH 4.0.2 (blocking, nonblocking and persistent alike) follows MPI-4.0's rule for a process that
+       * is both Cartesian neighbours in neighbor_alltoall, but not in neighbor_alltoallv/w: there block d
+       * goes to receive block d. */
+      if (t->cart && size <= 2 && q >= 3) continue;
+#endif
       int used[64] = {0};
       for (int b = 0; b < t->indeg; b++) {
         int s = t->src[b], sb = sender_block(t, b);
@@ -997,8 +1088,8 @@ static void test_neighbors(struct nbr *t, int info_k) {
             break;
           case 2:
             for (int i = 0; i < C; i++) {
-              EXPECT(rbuf[b * C + i], val(round, s, sb * C + i), "%s round %d block %d (from %d) [%d]", what, round, b, s,
-                     i);
+              EXPECT(rbuf[b * C + i], val(round, s, sb * C + i), "%s round %d block %d (from %d) [%d]", what, round, b,
+                     s, i);
               used[b * C + i] = 1;
             }
             break;
@@ -1094,11 +1185,14 @@ static void test_startall(void) {
     for (int k = 0; k < size * 3; k++) rsb[k] = val(round, rank, 200 + k);
     memset(st, 0x5a, sizeof st);
     MPI_OK(MPI_Startall(NR, r));
-    int recv_status_seen = 0;
-    if (round == 0) {
+    int recv_status_seen = 0, mode = round;
+#ifdef MPICH_VERSION
+    mode %= 2; /* MPICH 4.0.2's Waitany/Testsome return a completed persistent collective again (above) */
+#endif
+    if (mode == 0) {
       MPI_OK(MPI_Waitall(NR, r, st));
       recv_status_seen = 1;
-    } else if (round == 1) {
+    } else if (mode == 1) {
       int done[NR] = {0}, ndone = 0;
       while (ndone < NR)
         for (int i = NR - 1; i >= 0; i--)
@@ -1108,7 +1202,7 @@ static void test_startall(void) {
             if (flag) done[i] = 1, ndone++;
           }
       recv_status_seen = 1;
-    } else if (round == 2) {
+    } else if (mode == 2) {
       int seen[NR] = {0};
       for (int n = 0; n < NR; n++) {
         int idx;
@@ -1157,11 +1251,15 @@ static void test_startall(void) {
         EXPECT(ag_r[j * 2 + i], val(round, j, 70 + i), "Startall round %d: allgather (dup comm) from %d", round, j);
       }
     for (int i = 0; i < 3; i++)
-      EXPECT(rsb[i], sum_of(round, 0, size, 200 + rank * 3 + i), "Startall round %d: reduce_scatter_block in place", round);
+      EXPECT(rsb[i], sum_of(round, 0, size, 200 + rank * 3 + i), "Startall round %d: reduce_scatter_block in place",
+             round);
   }
   for (int i = 0; i < NR; i++) finish(&r[i], "Startall member");
   MPI_OK(MPI_Comm_free(&other));
-  free(a2a_s); free(a2a_r); free(rsb); free(ag_r);
+  free(a2a_s);
+  free(a2a_r);
+  free(rsb);
+  free(ag_r);
 }
 
 /* A persistent allreduce in flight together with an MPI_Iallreduce (and a blocking bcast) on the same
@@ -1275,7 +1373,13 @@ static void test_errors(void) {
   rc = MPI_Bcast_init(buf, -1, MPI_INT, 0, ec, MPI_INFO_NULL, &req);
   expect_class(rc, MPI_ERR_COUNT, "MPI_Bcast_init count = -1");
   rc = MPI_Allreduce_init(buf, out, -1, MPI_INT, MPI_SUM, ec, MPI_INFO_NULL, &req);
+#ifndef MPICH_VERSION
   expect_class(rc, MPI_ERR_COUNT, "MPI_Allreduce_init count = -1");
+#else /* MPICH 4.0.2 returns MPI_ERR_OTHER for a negative count in the reductions (Reduce_init too) */
+  CHECK(rc != MPI_SUCCESS, "MPI_Allreduce_init count = -1 returned MPI_SUCCESS");
+#endif
+  rc = MPI_Gather_init(buf, -1, MPI_INT, out, 1, MPI_INT, 0, ec, MPI_INFO_NULL, &req);
+  expect_class(rc, MPI_ERR_COUNT, "MPI_Gather_init sendcount = -1");
   rc = MPI_Allreduce_init(buf, out, 1, MPI_INT, MPI_OP_NULL, ec, MPI_INFO_NULL, &req);
   expect_class(rc, MPI_ERR_OP, "MPI_Allreduce_init op = MPI_OP_NULL");
   rc = MPI_Reduce_init(buf, out, 1, MPI_INT, MPI_OP_NULL, 0, ec, MPI_INFO_NULL, &req);
@@ -1286,11 +1390,10 @@ static void test_errors(void) {
   for (int round = 0; round < 2; round++) {
     for (int i = 0; i < 4; i++) buf[i] = val(round, rank, i), out[i] = UNTOUCHED;
     MPI_OK(MPI_Start(&req));
-#ifndef MPICH_VERSION
-    /* Starting an active request is erroneous (MPI-4.0 3.9: "the request ... should be inactive");
-     * fabmpi reports MPI_ERR_REQUEST and leaves the running operation alone. Whether the error is raised
-     * on the request's communicator or on MPI_COMM_SELF is read differently by implementations, so all
-     * three return errors here. MPICH 4.0.2 does not detect it (it starts the schedule again). */
+    /* Starting an active request is erroneous (MPI_Start: "the request should be inactive"); fabmpi and
+     * MPICH report MPI_ERR_REQUEST and leave the running operation alone. Whether the error is raised on
+     * the request's communicator or on MPI_COMM_SELF / MPI_COMM_WORLD is read differently (MPICH 4.0.2
+     * raises it outside the request's communicator), so all three return errors here. */
     {
       MPI_Errhandler ew, es;
       MPI_OK(MPI_Comm_get_errhandler(MPI_COMM_WORLD, &ew));
@@ -1306,15 +1409,25 @@ static void test_errors(void) {
       MPI_OK(MPI_Errhandler_free(&ew));
       MPI_OK(MPI_Errhandler_free(&es));
     }
-#endif
     MPI_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
-    for (int i = 0; i < 4; i++) EXPECT(out[i], sum_of(round, 0, size, i), "allreduce on the error communicator [%d]", i);
+    for (int i = 0; i < 4; i++)
+      EXPECT(out[i], sum_of(round, 0, size, i), "allreduce on the error communicator [%d]", i);
   }
   finish(&req, "allreduce (errors)");
   MPI_OK(MPI_Comm_free(&ec));
 }
 
 int main(int argc, char **argv) {
+#ifdef MPICH_VERSION
+  /* MPICH 4.0.2's default schedules for MPI_Gather_init and MPI_Scatter_init (sched_binomial: local
+   * copies done once at init time, pmodels/mpich#7078, fixed upstream by #7081; the scatter one also fails
+   * with "Invalid communicator" at 3+ ranks) and MPI_Allgather_init (sched_recursive_doubling: wrong
+   * from the second start on at 2 and 4 ranks, cf. pmodels/mpich#6423) give wrong results. Pick working
+   * algorithms (persistent collectives use the nonblocking ones' CVARs) unless the environment says. */
+  setenv("MPIR_CVAR_IGATHER_INTRA_ALGORITHM", "tsp_tree", 0);
+  setenv("MPIR_CVAR_ISCATTER_INTRA_ALGORITHM", "tsp_tree", 0);
+  setenv("MPIR_CVAR_IALLGATHER_INTRA_ALGORITHM", "tsp_ring", 0);
+#endif
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -1342,29 +1455,29 @@ int main(int argc, char **argv) {
     MPI_OK(MPI_Op_create(rec_fn, 1, &op_rec));
   }
 
-  test_inactive();
-  test_barrier();
-  test_bcast();
-  test_gather();
-  test_gatherv();
-  test_scatter();
-  test_scatterv();
-  test_allgather();
-  test_allgatherv();
-  test_alltoall();
-  test_alltoallv();
-  test_alltoallw();
-  test_reduce();
-  test_allreduce();
-  test_reduce_scatter();
-  test_reduce_scatter_block();
-  test_scan_exscan();
-  test_user_ops();
-  test_topologies();
-  test_startall();
-  test_interleave();
-  test_dup();
-  test_errors();
+  if (section("inactive")) test_inactive();
+  if (section("barrier")) test_barrier();
+  if (section("bcast")) test_bcast();
+  if (section("gather")) test_gather();
+  if (section("gatherv")) test_gatherv();
+  if (section("scatter")) test_scatter();
+  if (section("scatterv")) test_scatterv();
+  if (section("allgather")) test_allgather();
+  if (section("allgatherv")) test_allgatherv();
+  if (section("alltoall")) test_alltoall();
+  if (section("alltoallv")) test_alltoallv();
+  if (section("alltoallw")) test_alltoallw();
+  if (section("reduce")) test_reduce();
+  if (section("allreduce")) test_allreduce();
+  if (section("reduce_scatter")) test_reduce_scatter();
+  if (section("reduce_scatter_block")) test_reduce_scatter_block();
+  if (section("scan_exscan")) test_scan_exscan();
+  if (section("user_ops")) test_user_ops();
+  if (section("topologies")) test_topologies();
+  if (section("startall")) test_startall();
+  if (section("interleave")) test_interleave();
+  if (section("dup")) test_dup();
+  if (section("errors")) test_errors();
 
   MPI_OK(MPI_Op_free(&op_mat));
   MPI_OK(MPI_Op_free(&op_rec));
