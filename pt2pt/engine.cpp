@@ -871,6 +871,15 @@ Rc Engine::add_peers(const std::vector<int>& world_ranks) {
 
 Rc Engine::open_network() { return impl_->open_network(); }
 
+void Engine::forget_peers(const std::vector<int>& world_ranks) noexcept {
+  const int begin = impl_->runtime.world_base(), end = begin + impl_->runtime.world_size();
+  for (int r : world_ranks) {
+    if (r >= begin && r < end) continue;
+    if (r < 0 || static_cast<std::size_t>(r) >= impl_->peers.size()) continue;
+    if (Transport* t = impl_->peers[static_cast<std::size_t>(r)].transport) t->forget(r);
+  }
+}
+
 bool Engine::reaches_natively(int world_rank) const noexcept {
   if (!impl_->native || world_rank < 0 || static_cast<std::size_t>(world_rank) >= impl_->peers.size()) return false;
   return impl_->peers[static_cast<std::size_t>(world_rank)].transport == impl_->native.get();

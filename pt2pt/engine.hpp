@@ -88,6 +88,9 @@ class Engine : public ProgressSource {
   // calls it before its children look the address up); add_peers makes the peers addressable.
   Rc open_network();
   Rc add_peers(const std::vector<int>& world_ranks);
+  // MPI_Comm_disconnect: the transport forgets the addresses of these processes of other jobs (this
+  // job's own are kept); the matching state stays, so they can still be reached afterwards.
+  void forget_peers(const std::vector<int>& world_ranks) noexcept;
 
   int progress() override;
   // Posted receives, messages arrived and not received, sends waiting for their receiver, reads.

@@ -12,9 +12,12 @@
 #include <cstdio>
 #include <cstring>
 #include <random>
+#include <string>
+#include <unordered_map>
 
 #include "pt2pt/fabric_api.hpp"
 #include <deque>
+#include <unordered_map>
 #include <vector>
 
 #include "common/log.hpp"
@@ -142,6 +145,15 @@ class LibfabricTransport final : public Transport {
 
   int poll(TransportSink& sink) override;
   std::size_t pending() const noexcept override { return outstanding_; }
+  void forget(int peer) noexcept override {
+    if (peer < 0 || static_cast<std::size_t>(peer) >= peers_.size()) return;
+    fi_addr_t& slot = peers_[static_cast<std::size_t>(peer)];
+    if (slot == FI_ADDR_NOTAVAIL) return;
+    // libfabric's address vectors share one entry among equal addresses: a stale entry would hand a
+    // new process at a reused address the old one's (closed) connection.
+    (void)fi_av_remove(av_.get(), &slot, 1, 0);
+    slot = FI_ADDR_NOTAVAIL;
+  }
 
  private:
   Rc peer_address(int peer, fi_addr_t* out) {
@@ -153,6 +165,10 @@ class LibfabricTransport final : public Transport {
       FABMPI_TRY(options_.lookup_peer(peer, &hex));
       std::vector<unsigned char> raw;
       if (!from_hex(hex, &raw)) return fail(MPI_ERR_OTHER, "%s: malformed address of rank %d", name(), peer);
+      // An address another peer had: that process has exited and a new one (of a job started since)
+      // came up there. Drop the old entry first, or the new peer would share its closed connection.
+      if (auto it = peer_of_address_.find(hex); it != peer_of_address_.end() && it->second != peer) forget(it->second);
+      peer_of_address_[hex] = peer;
       fi_addr_t addr = FI_ADDR_NOTAVAIL;
       int n = fi_av_insert(av_.get(), raw.data(), 1, &addr, 0, nullptr);
       if (n != 1) return fail(MPI_ERR_OTHER, "%s: fi_av_insert for rank %d failed", name(), peer);
@@ -246,6 +262,7 @@ class LibfabricTransport final : public Transport {
   std::uint64_t mr_mode_ = 0;
   std::uint64_t next_key_ = 1;
   std::vector<fi_addr_t> peers_;
+  std::unordered_map<std::string, int> peer_of_address_;  // hex address -> the peer inserted with it
   std::deque<Op> op_storage_;  // stable addresses
   std::vector<Op*> free_ops_;
   std::deque<Op*> deferred_;

@@ -56,6 +56,10 @@ class Transport {
   virtual int poll(TransportSink& sink) = 0;
   // Operations accepted but not yet completed (for quiesce).
   virtual std::size_t pending() const noexcept = 0;
+  // Drops what the transport knows of how to reach `peer` (a process of another job that disconnected:
+  // it may exit, and a new process may then come up at the same address). The next send looks it up
+  // again. Nothing may be in flight to it.
+  virtual void forget(int peer) noexcept { (void)peer; }
 };
 
 // A rank sending to itself: no network, copies only.

@@ -136,8 +136,12 @@ int PMPI_Comm_disconnect(MPI_Comm* comm) {
     if (!rc.ok()) return call.finish(rc);
   }
   // Collective: pending communication completes first (MPI-3.1 10.5.4), then the handle goes.
+  CommRef c;
+  if (const CommRef* found = library().comms.find(*comm)) c = *found;
   const int rc = PMPI_Barrier(*comm);
-  return rc != MPI_SUCCESS ? rc : PMPI_Comm_free(comm);
+  if (rc != MPI_SUCCESS) return rc;
+  if (c && c->is_inter()) runtime().pt2pt().forget_peers(c->remote_group()->world_ranks());
+  return PMPI_Comm_free(comm);
 }
 
 }  // extern "C"
