@@ -162,7 +162,9 @@ struct Engine::Impl final : TransportSink {
   Rc open_libfabric(const std::string& provider, const char* short_name, std::unique_ptr<Transport>* out);
   // The network transport (tcp member), once. Processes of other jobs (dynamic processes) are reached
   // over it, so it also opens on first need (a job started on one node opens none at MPI_Init).
-  Rc open_network();
+  // `preferred`: the provider to use unless FABMPI_TCP_PROVIDER names one ("" : net, else tcp;ofi_rxm).
+  Rc open_network(const std::string& preferred = "");
+  std::string network_provider;  // the one open_network opened
   Rc add_foreign_peer(int world);
   Rc send_control(int world, WireKind kind, std::uint64_t sender_op, std::uint64_t value);
   Rc start_send(const void* buf, std::size_t count, const Datatype& type, int dest, int tag,
@@ -231,7 +233,7 @@ Rc Engine::Impl::open_libfabric(const std::string& provider, const char* short_n
 // libfabric 1.17+) when the library has it and tcp;ofi_rxm otherwise. Measured on loopback (2 ranks,
 // docs/performance.md): 8 B ping-pong 5.3-5.7 us with net against 6.9 us through rxm, and 12 MB of
 // resident memory per rank against 80 MB (rxm's bounce-buffer pools).
-Rc Engine::Impl::open_network() {
+Rc Engine::Impl::open_network(const std::string& preferred) {
   if (tcp) return Rc();
   // Through tcp;ofi_rxm, a message above rxm's eager limit (16 KiB by default) goes by rxm's own
   // segmentation/rendezvous protocol: measured on loopback, a 16 KiB message plus our header took
@@ -243,11 +245,21 @@ Rc Engine::Impl::open_network() {
   const std::string rxm_eager = std::to_string(sizeof(WireHeader) + tcp_eager_max);
   setenv("FI_OFI_RXM_EAGER_LIMIT", rxm_eager.c_str(), 0);
   const Tunables& t = runtime.tunables();
-  if (t.tcp_provider != "auto") return open_libfabric(t.tcp_provider, "tcp", &tcp);
-  Rc rc = open_libfabric("net", "tcp", &tcp);
-  if (rc.ok()) return rc;
-  FABMPI_LOG(info, pt2pt, "libfabric provider net unavailable, using tcp;ofi_rxm");
-  return open_libfabric("tcp;ofi_rxm", "tcp", &tcp);
+  std::string provider = t.tcp_provider != "auto" ? t.tcp_provider : preferred;
+  Rc rc;
+  if (provider.empty()) {
+    provider = "net";
+    rc = open_libfabric(provider, "tcp", &tcp);
+    if (!rc.ok()) {
+      FABMPI_LOG(info, pt2pt, "libfabric provider net unavailable, using tcp;ofi_rxm");
+      provider = "tcp;ofi_rxm";
+      rc = open_libfabric(provider, "tcp", &tcp);
+    }
+  } else {
+    rc = open_libfabric(provider, "tcp", &tcp);
+  }
+  if (rc.ok()) network_provider = provider;
+  return rc;
 }
 
 Rc Engine::Impl::open(Engine*) {
@@ -321,7 +333,12 @@ Rc Engine::Impl::open(Engine*) {
     FABMPI_TRY(ShmTransport::prepare(o, boot, &native));
   }
   if (need_shm) FABMPI_TRY(open_libfabric("shm", "shm", &shm));
-  if (need_tcp) FABMPI_TRY(open_network());
+  if (need_tcp) {
+    // A spawned job uses its parents' network provider (runtime/dynamic.cpp publishes it).
+    std::string parents;
+    if (base > 0 && !runtime.bootstrap().get("fabmpi-parent-provider", &parents).ok()) parents.clear();
+    FABMPI_TRY(open_network(parents));
+  }
   // One fence for everybody's addresses; peers are inserted into the AVs lazily, on first use.
   if (size > 1) FABMPI_TRY(boot.fence());
   if (native) FABMPI_TRY(native->attach(boot));
@@ -602,7 +619,7 @@ void Engine::Impl::match_arrival(const WireHeader& h, const void* payload, std::
 Rc Engine::Impl::add_foreign_peer(int world) {
   if (world < 0) return fail(MPI_ERR_INTERN, "negative universe index %d", world);
   if (static_cast<std::size_t>(world) < peers.size() && peers[static_cast<std::size_t>(world)].transport) return Rc();
-  FABMPI_TRY(open_network());
+  FABMPI_TRY(open_network("tcp;ofi_rxm"));
   if (static_cast<std::size_t>(world) >= peers.size()) peers.resize(static_cast<std::size_t>(world) + 1);
   Peer& p = peer(world);
   p.transport = tcp.get();
@@ -869,7 +886,12 @@ Rc Engine::add_peers(const std::vector<int>& world_ranks) {
   return Rc();
 }
 
-Rc Engine::open_network() { return impl_->open_network(); }
+// Dynamic processes prefer tcp;ofi_rxm: with the net provider (libfabric 1.17), parents that spawned and
+// disconnected many short-lived children saw sends fail with "Transport endpoint is not connected"
+// (mpi4py's test_spawn); rxm's connection management handles that churn.
+Rc Engine::open_network() { return impl_->open_network("tcp;ofi_rxm"); }
+
+const std::string& Engine::network_provider() const noexcept { return impl_->network_provider; }
 
 void Engine::forget_peers(const std::vector<int>& world_ranks) noexcept {
   const int begin = impl_->runtime.world_base(), end = begin + impl_->runtime.world_size();

@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "runtime/comm.hpp"
@@ -87,6 +88,8 @@ class Engine : public ProgressSource {
   // open_network opens it now if this process has none, publishing its address (a spawning process
   // calls it before its children look the address up); add_peers makes the peers addressable.
   Rc open_network();
+  // The libfabric provider of the network transport ("" while none is open).
+  const std::string& network_provider() const noexcept;
   Rc add_peers(const std::vector<int>& world_ranks);
   // MPI_Comm_disconnect: the transport forgets the addresses of these processes of other jobs (this
   // job's own are kept); the matching state stays, so they can still be reached afterwards.

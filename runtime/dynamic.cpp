@@ -80,7 +80,8 @@ Rc spawn(const CommRef& comm, int root, const pmi::SpawnRequest& request, int ro
     static int spawns_here = 0;
     outcome[3] = (runtime.world_rank() * 64 + ++spawns_here) & comm_create::kTagUserMask;
     const std::vector<std::pair<std::string, std::string>> preput{
-        {kParentKey, encode_parents(outcome[3], runtime.world_rank(), *comm->group())}};
+        {kParentKey, encode_parents(outcome[3], runtime.world_rank(), *comm->group())},
+        {"fabmpi-parent-provider", runtime.pt2pt().network_provider()}};
     const Rc rc = runtime.bootstrap().spawn(request, preput, &outcome[1], &outcome[2]);
     if (!rc.ok()) {
       std::fprintf(stderr, "fabmpi: rank %d: MPI_Comm_spawn: %s\n", comm->rank(), last_failure_reason().c_str());
