@@ -964,6 +964,23 @@ FABMPI_PUBLIC int MPI_Comm_spawn_multiple(int count, char *array_of_commands[], 
 FABMPI_PUBLIC int PMPI_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_of_argv[], const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]);
 FABMPI_PUBLIC int MPI_Comm_disconnect(MPI_Comm *comm);
 FABMPI_PUBLIC int PMPI_Comm_disconnect(MPI_Comm *comm);
+#define MPI_MAX_PORT_NAME 256
+FABMPI_PUBLIC int MPI_Open_port(MPI_Info info, char *port_name);
+FABMPI_PUBLIC int PMPI_Open_port(MPI_Info info, char *port_name);
+FABMPI_PUBLIC int MPI_Close_port(const char *port_name);
+FABMPI_PUBLIC int PMPI_Close_port(const char *port_name);
+FABMPI_PUBLIC int MPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm);
+FABMPI_PUBLIC int PMPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm);
+FABMPI_PUBLIC int MPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm);
+FABMPI_PUBLIC int PMPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm);
+FABMPI_PUBLIC int MPI_Comm_join(int fd, MPI_Comm *intercomm);
+FABMPI_PUBLIC int PMPI_Comm_join(int fd, MPI_Comm *intercomm);
+FABMPI_PUBLIC int MPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name);
+FABMPI_PUBLIC int PMPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name);
+FABMPI_PUBLIC int MPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port_name);
+FABMPI_PUBLIC int PMPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port_name);
+FABMPI_PUBLIC int MPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name);
+FABMPI_PUBLIC int PMPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name);
 FABMPI_PUBLIC int MPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag);
 FABMPI_PUBLIC int PMPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag);
 FABMPI_PUBLIC int MPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val);

@@ -148,8 +148,8 @@ void PmiServer::serve(int rank, const pmi::Message& request, PmiActions* actions
       reply(rank, pmi::reply_get_missing(""), actions);
       return;
     }
-    // The named space first; then the other jobs' (a process of another job: fabmpi's endpoint keys
-    // carry universe indices, so they are unique across jobs).
+    // The named space first; then the other jobs' for what is shared across them: endpoint addresses
+    // (their keys carry universe indices, so they are unique) and published names (MPI_Publish_name).
     Job* named = job_named(kvsname, rank);
     const std::string* found = nullptr;
     if (named == nullptr) {
@@ -158,7 +158,8 @@ void PmiServer::serve(int rank, const pmi::Message& request, PmiActions* actions
     }
     if (auto it = named->kvs.find(*key); it != named->kvs.end()) found = &it->second;
     for (std::size_t j = 0; !found && jobs_.size() > 1 && j < jobs_.size(); ++j)
-      if (auto it = jobs_[j].kvs.find(*key); it != jobs_[j].kvs.end() && key->starts_with("fabmpi-ep-"))
+      if (auto it = jobs_[j].kvs.find(*key);
+          it != jobs_[j].kvs.end() && (key->starts_with("fabmpi-ep-") || key->starts_with("fabmpi-nm-")))
         found = &it->second;
     if (found) reply(rank, pmi::reply_get_found(*found), actions);
     else reply(rank, pmi::reply_get_missing(*key), actions);

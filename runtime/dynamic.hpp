@@ -32,4 +32,22 @@ Rc spawn(const CommRef& comm, int root, const pmi::SpawnRequest& request, int ro
 // null when this job was not spawned.
 Rc connect_to_parents(Runtime& runtime, CommRef* parent);
 
+// ---- ports (MPI-3.1 10.4). A port names its process and a number: "fabmpi-port:<universe index>:<n>".
+// MPI_Comm_connect's root sends the accepting root a request (its universe index and the tag the two
+// leaders will trade on) on the bridge context; the accepting root takes requests from any process,
+// and both sides then run MPI_Intercomm_create's machinery as for a spawn.
+Rc open_port(Runtime& runtime, std::string* name);
+Rc close_port(Runtime& runtime, const std::string& name);
+// `port` matters at the root only.
+Rc accept(const CommRef& comm, int root, const std::string& port, CommRef* intercomm);
+Rc connect(const CommRef& comm, int root, const std::string& port, CommRef* intercomm);
+// MPI_Comm_join: the two processes at the ends of a connected socket trade universe indices over it.
+Rc join(Runtime& runtime, int fd, CommRef* intercomm);
+
+// Name service (MPI-3.1 10.4.4) over the launcher's key-value store: names published by any job of
+// the mpirun are found by all of them.
+Rc publish_name(Runtime& runtime, const std::string& service, const std::string& port);
+Rc unpublish_name(Runtime& runtime, const std::string& service, const std::string& port);
+Rc lookup_name(Runtime& runtime, const std::string& service, std::string* port);
+
 }  // namespace fabmpi::dynamic

@@ -129,6 +129,8 @@ Rc create(const CommRef& local_comm, int local_leader, const CommRef& peer_comm,
     return fail(MPI_ERR_COMM, "the local and remote groups overlap (an intercommunicator joins disjoint groups)");
   const auto remote_context = static_cast<std::uint32_t>(info[1]);
   GroupRef remote_group = group_of(info, kHeader);
+  // The other group may be another job's processes (dynamic processes): make them addressable here.
+  FABMPI_TRY(local_comm->runtime().add_processes(remote_group->world_ranks()));
 
   CommRef companion;
   FABMPI_TRY(comm_create::dup(local_comm, &companion));

@@ -1,6 +1,9 @@
-// Dynamic processes (MPI-3.1 10.3): MPI_Comm_spawn, MPI_Comm_spawn_multiple, MPI_Comm_get_parent,
-// MPI_Comm_disconnect. The work is runtime/dynamic.cpp's; here are the arguments (significant at the
-// root only, except the communicator and the outputs) and the parent handle.
+// Dynamic processes (MPI-3.1 10.3-10.5): MPI_Comm_spawn, MPI_Comm_spawn_multiple, MPI_Comm_get_parent,
+// MPI_Comm_disconnect, ports (MPI_Open_port, MPI_Close_port, MPI_Comm_accept, MPI_Comm_connect),
+// MPI_Comm_join and the name service. The work is runtime/dynamic.cpp's; here are the arguments
+// (spawn's and the port's are significant at the root only) and the parent handle.
+#include <cstdio>
+
 #include "runtime/binding/library.hpp"
 #include "runtime/dynamic.hpp"
 
@@ -106,6 +109,132 @@ int PMPI_Comm_spawn_multiple(int count, char* array_of_commands[], char** array_
                              array_of_maxprocs[i], array_of_info[i], r));
     return Rc();
   }));
+}
+
+namespace {
+
+Rc check_info_arg(MPI_Info info) {
+  if (info == MPI_INFO_NULL) return Rc();
+  InfoRef unused;
+  return to_info(info, &unused);
+}
+
+Rc check_name(const char* text, const char* what) {
+  if (text == nullptr) return fail(MPI_ERR_ARG, "NULL pointer passed for the %s", what);
+  return Rc();
+}
+
+// MPI_Comm_accept and MPI_Comm_connect: the shared argument checks and the publication of the result.
+Rc port_call(ApiCall& call, const char* port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* newcomm,
+             bool accepting) {
+  CommRef c;
+  FABMPI_TRY(call.comm(comm, &c));
+  FABMPI_TRY(check_intra(*c));
+  FABMPI_TRY(check_root(*c, root));
+  FABMPI_TRY(check_out_ptr(newcomm, "newcomm"));
+  std::string port;
+  if (c->rank() == root) {
+    FABMPI_TRY(check_name(port_name, "port name"));
+    FABMPI_TRY(check_info_arg(info));
+    port = port_name;
+  }
+  CommRef created;
+  FABMPI_TRY(accepting ? dynamic::accept(c, root, port, &created) : dynamic::connect(c, root, port, &created));
+  created->errhandler = c->errhandler;
+  *newcomm = new_comm_handle(created);
+  return Rc();
+}
+
+}  // namespace
+
+#pragma weak MPI_Open_port = PMPI_Open_port
+int PMPI_Open_port(MPI_Info info, char* port_name) {
+  ApiCall call("MPI_Open_port");
+  return call.finish([&]() -> Rc {
+    FABMPI_TRY(call.require_initialized());
+    FABMPI_TRY(check_info_arg(info));
+    FABMPI_TRY(check_out_ptr(port_name, "port_name"));
+    std::string name;
+    FABMPI_TRY(dynamic::open_port(runtime(), &name));
+    std::snprintf(port_name, MPI_MAX_PORT_NAME, "%s", name.c_str());
+    return Rc();
+  }());
+}
+
+#pragma weak MPI_Close_port = PMPI_Close_port
+int PMPI_Close_port(const char* port_name) {
+  ApiCall call("MPI_Close_port");
+  return call.finish([&]() -> Rc {
+    FABMPI_TRY(call.require_initialized());
+    FABMPI_TRY(check_name(port_name, "port name"));
+    return dynamic::close_port(runtime(), port_name);
+  }());
+}
+
+#pragma weak MPI_Comm_accept = PMPI_Comm_accept
+int PMPI_Comm_accept(const char* port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* newcomm) {
+  ApiCall call("MPI_Comm_accept");
+  return call.finish(port_call(call, port_name, info, root, comm, newcomm, true));
+}
+
+#pragma weak MPI_Comm_connect = PMPI_Comm_connect
+int PMPI_Comm_connect(const char* port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* newcomm) {
+  ApiCall call("MPI_Comm_connect");
+  return call.finish(port_call(call, port_name, info, root, comm, newcomm, false));
+}
+
+#pragma weak MPI_Comm_join = PMPI_Comm_join
+int PMPI_Comm_join(int fd, MPI_Comm* intercomm) {
+  ApiCall call("MPI_Comm_join");
+  return call.finish([&]() -> Rc {
+    FABMPI_TRY(call.require_initialized());
+    FABMPI_TRY(check_out_ptr(intercomm, "intercomm"));
+    if (fd < 0) return fail(MPI_ERR_ARG, "invalid descriptor %d", fd);
+    CommRef created;
+    FABMPI_TRY(dynamic::join(runtime(), fd, &created));
+    created->errhandler = runtime().self()->errhandler;
+    *intercomm = new_comm_handle(created);
+    return Rc();
+  }());
+}
+
+#pragma weak MPI_Publish_name = PMPI_Publish_name
+int PMPI_Publish_name(const char* service_name, MPI_Info info, const char* port_name) {
+  ApiCall call("MPI_Publish_name");
+  return call.finish([&]() -> Rc {
+    FABMPI_TRY(call.require_initialized());
+    FABMPI_TRY(check_name(service_name, "service name"));
+    FABMPI_TRY(check_name(port_name, "port name"));
+    FABMPI_TRY(check_info_arg(info));
+    return dynamic::publish_name(runtime(), service_name, port_name);
+  }());
+}
+
+#pragma weak MPI_Unpublish_name = PMPI_Unpublish_name
+int PMPI_Unpublish_name(const char* service_name, MPI_Info info, const char* port_name) {
+  ApiCall call("MPI_Unpublish_name");
+  return call.finish([&]() -> Rc {
+    FABMPI_TRY(call.require_initialized());
+    FABMPI_TRY(check_name(service_name, "service name"));
+    FABMPI_TRY(check_name(port_name, "port name"));
+    FABMPI_TRY(check_info_arg(info));
+    return dynamic::unpublish_name(runtime(), service_name, port_name);
+  }());
+}
+
+#pragma weak MPI_Lookup_name = PMPI_Lookup_name
+int PMPI_Lookup_name(const char* service_name, MPI_Info info, char* port_name) {
+  ApiCall call("MPI_Lookup_name");
+  return call.finish([&]() -> Rc {
+    FABMPI_TRY(call.require_initialized());
+    FABMPI_TRY(check_name(service_name, "service name"));
+    FABMPI_TRY(check_out_ptr(port_name, "port_name"));
+    FABMPI_TRY(check_info_arg(info));
+    std::string port;
+    FABMPI_TRY(dynamic::lookup_name(runtime(), service_name, &port));
+    std::snprintf(port_name, MPI_MAX_PORT_NAME, "%s", port.c_str());
+    return Rc();
+  }());
 }
 
 #pragma weak MPI_Comm_get_parent = PMPI_Comm_get_parent
