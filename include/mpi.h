@@ -955,6 +955,40 @@ typedef int (MPI_Delete_function)(MPI_Comm comm, int keyval, void *attribute_val
 #define MPI_DUP_FN         MPIR_Dup_fn
 FABMPI_PUBLIC int MPI_Pcontrol(const int level, ...);
 FABMPI_PUBLIC int PMPI_Pcontrol(const int level, ...);
+/* MPI-4.0 sessions (11.3): process sets "mpi://WORLD" and "mpi://SELF"; communicators from groups of
+ * this job's processes. A session may be initialized without MPI_Init. */
+typedef int MPI_Session;
+#define MPI_SESSION_NULL ((MPI_Session)0x38000000)
+#define MPI_MAX_PSET_NAME_LEN 256
+#define MPI_MAX_STRINGTAG_LEN 256
+typedef void (MPI_Session_errhandler_function)(MPI_Session *, int *, ...);
+FABMPI_PUBLIC int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session);
+FABMPI_PUBLIC int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session);
+FABMPI_PUBLIC int MPI_Session_finalize(MPI_Session *session);
+FABMPI_PUBLIC int PMPI_Session_finalize(MPI_Session *session);
+FABMPI_PUBLIC int MPI_Session_get_info(MPI_Session session, MPI_Info *info_used);
+FABMPI_PUBLIC int PMPI_Session_get_info(MPI_Session session, MPI_Info *info_used);
+FABMPI_PUBLIC int MPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int *npset_names);
+FABMPI_PUBLIC int PMPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int *npset_names);
+FABMPI_PUBLIC int MPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *pset_len, char *pset_name);
+FABMPI_PUBLIC int PMPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *pset_len, char *pset_name);
+FABMPI_PUBLIC int MPI_Session_get_pset_info(MPI_Session session, const char *pset_name, MPI_Info *info);
+FABMPI_PUBLIC int PMPI_Session_get_pset_info(MPI_Session session, const char *pset_name, MPI_Info *info);
+FABMPI_PUBLIC int MPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI_Group *newgroup);
+FABMPI_PUBLIC int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI_Group *newgroup);
+FABMPI_PUBLIC int MPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newcomm);
+FABMPI_PUBLIC int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newcomm);
+FABMPI_PUBLIC int MPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group, int remote_leader, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newintercomm);
+FABMPI_PUBLIC int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group, int remote_leader, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newintercomm);
+FABMPI_PUBLIC int MPI_Session_create_errhandler(MPI_Session_errhandler_function *session_errhandler_fn, MPI_Errhandler *errhandler);
+FABMPI_PUBLIC int PMPI_Session_create_errhandler(MPI_Session_errhandler_function *session_errhandler_fn, MPI_Errhandler *errhandler);
+FABMPI_PUBLIC int MPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler);
+FABMPI_PUBLIC int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler);
+FABMPI_PUBLIC int MPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler);
+FABMPI_PUBLIC int PMPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler);
+FABMPI_PUBLIC int MPI_Session_call_errhandler(MPI_Session session, int errorcode);
+FABMPI_PUBLIC int PMPI_Session_call_errhandler(MPI_Session session, int errorcode);
+
 /* Dynamic processes (MPI-3.1 10.3) under fabmpi's mpirun: the new processes run on mpirun's host. */
 FABMPI_PUBLIC int MPI_Comm_get_parent(MPI_Comm *parent);
 FABMPI_PUBLIC int PMPI_Comm_get_parent(MPI_Comm *parent);

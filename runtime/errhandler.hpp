@@ -13,6 +13,7 @@ struct Errhandler {
   MPI_Comm_errhandler_function* comm_fn = nullptr;  // MPI_Comm_create_errhandler
   int handle = MPI_ERRHANDLER_NULL;  // set by the binding layer
   MPI_Win_errhandler_function* win_fn = nullptr;    // MPI_Win_create_errhandler
+  MPI_Session_errhandler_function* session_fn = nullptr;  // MPI_Session_create_errhandler
 };
 
 using ErrhandlerRef = std::shared_ptr<Errhandler>;

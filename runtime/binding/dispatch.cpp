@@ -93,7 +93,9 @@ int ApiCall::finish(Rc rc) {
   Library& lib = library();
   if (lib.state != LibraryState::initialized) abort_job(rank_before_init(), name_, code, last_failure_reason());
   const Comm* target = error_comm_ ? error_comm_ : lib.runtime->world().get();
-  const ErrhandlerRef handler = error_win_ ? error_win_->errhandler : target->errhandler;
+  const ErrhandlerRef handler = error_session_ ? error_session_->errhandler
+                                : error_win_   ? error_win_->errhandler
+                                               : target->errhandler;
   const std::string reason = last_failure_reason();
   clear_failure_reason();
   switch (handler->kind) {
@@ -101,7 +103,10 @@ int ApiCall::finish(Rc rc) {
     case Errhandler::Kind::user: {
       // The user's handler may call MPI: let it in.
       if (locked_) unlock();
-      if (error_win_ && handler->win_fn) {
+      if (error_session_ && handler->session_fn) {
+        MPI_Session session = error_session_->handle;
+        handler->session_fn(&session, &code);
+      } else if (error_win_ && handler->win_fn) {
         MPI_Win w = error_win_->handle;
         handler->win_fn(&w, &code);
       } else if (handler->comm_fn) {

@@ -11,9 +11,9 @@ using namespace fabmpi::binding;
 
 namespace {
 
-Rc initialize(int required, int* provided, std::unique_ptr<Bootstrap> bootstrap = nullptr) {
+// Creates the runtime (MPI_Init, MPI_Init_thread, MPIX_Init_with_store, or the first MPI_Session_init).
+Rc start_runtime(int required, std::unique_ptr<Bootstrap> bootstrap) {
   Library& lib = library();
-  if (lib.state == LibraryState::initialized) return fail(MPI_ERR_OTHER, "MPI is already initialized");
   if (lib.state == LibraryState::finalized) return fail(MPI_ERR_OTHER, "MPI cannot be initialized again after MPI_Finalize");
   if (required < MPI_THREAD_SINGLE || required > MPI_THREAD_MULTIPLE)
     return fail(MPI_ERR_ARG, "invalid thread level %d", required);
@@ -34,9 +34,62 @@ Rc initialize(int required, int* provided, std::unique_ptr<Bootstrap> bootstrap 
   lib.errhandlers.add_predefined(MPI_ERRORS_ABORT, predefined_errhandler(Errhandler::Kind::errors_abort));
   lib.groups.add_predefined(MPI_GROUP_EMPTY, std::make_shared<const Group>());
   lib.state = LibraryState::initialized;
-  if (provided) *provided = r.thread_level();
   return connect_to_parents();  // a spawned job's intercommunicator to its parents
 }
+
+// MPI_Init and friends: the world model. The runtime may exist already (a session started it).
+Rc initialize(int required, int* provided, std::unique_ptr<Bootstrap> bootstrap = nullptr) {
+  Library& lib = library();
+  if (lib.world_initialized) {
+    return fail(MPI_ERR_OTHER, lib.world_finalized ? "MPI cannot be initialized again after MPI_Finalize"
+                                                   : "MPI is already initialized");
+  }
+  if (lib.state != LibraryState::initialized) FABMPI_TRY(start_runtime(required, std::move(bootstrap)));
+  else if (required < MPI_THREAD_SINGLE || required > MPI_THREAD_MULTIPLE)
+    return fail(MPI_ERR_ARG, "invalid thread level %d", required);
+  lib.world_initialized = true;
+  if (provided) *provided = lib.runtime->thread_level();
+  return Rc();
+}
+
+}  // namespace
+
+namespace fabmpi::binding {
+
+int stop_runtime() {
+  Library& lib = library();
+  {
+    ApiCall call("MPI_Finalize");
+    Rc rc = lib.runtime->finalize();
+    if (!rc.ok()) return call.finish(rc);
+  }
+  if (lib.trace) {  // after MPI_Finalize's own event
+    const int rank = lib.runtime->world()->rank(), size = lib.runtime->world_size();
+    std::string why;
+    if (!lib.trace->write(rank, size, &why))
+      std::fprintf(stderr, "fabmpi: rank %d: MPI_Finalize: could not write the FABMPI_TRACE timeline: %s\n", rank,
+                   why.c_str());
+  }
+  lib.requests.clear();
+  lib.comms.clear();
+  lib.groups.clear();
+  lib.datatypes.clear();
+  lib.ops.clear();
+  lib.infos.clear();
+  lib.keyvals.clear();
+  lib.errhandlers.clear();
+  lib.sessions.clear();
+  lib.errhandler_extra_refs.clear();
+  lib.state = LibraryState::finalized;
+  lib.runtime.reset();
+  return MPI_SUCCESS;
+}
+
+Rc start_runtime_for_session(int required) { return start_runtime(required, nullptr); }
+
+}  // namespace fabmpi::binding
+
+namespace {
 
 double monotonic_seconds() {
   timespec ts;
@@ -77,32 +130,17 @@ int PMPIX_Init_with_store(int* argc, char*** argv, int required, int* provided,
 #pragma weak MPI_Finalize = PMPI_Finalize
 int PMPI_Finalize(void) {
   Library& lib = library();
-  Rc rc;
   {
     ApiCall call("MPI_Finalize");
-    rc = call.require_initialized();
+    Rc rc = call.require_initialized();
+    if (rc.ok() && (!lib.world_initialized || lib.world_finalized))
+      rc = fail(MPI_ERR_OTHER, lib.world_finalized ? "MPI_Finalize was already called" : "MPI_Init was not called");
     if (!rc.ok()) return call.finish(rc);
-    rc = lib.runtime->finalize();
-    if (!rc.ok()) return call.finish(rc);
+    lib.world_finalized = true;
+    // Sessions still open keep the runtime until the last one is finalized.
+    if (lib.open_sessions > 0) return MPI_SUCCESS;
   }
-  if (lib.trace) {  // after MPI_Finalize's own event
-    const int rank = lib.runtime->world()->rank(), size = lib.runtime->world_size();
-    std::string why;
-    if (!lib.trace->write(rank, size, &why))
-      std::fprintf(stderr, "fabmpi: rank %d: MPI_Finalize: could not write the FABMPI_TRACE timeline: %s\n", rank,
-                   why.c_str());
-  }
-  lib.requests.clear();
-  lib.comms.clear();
-  lib.groups.clear();
-  lib.datatypes.clear();
-  lib.ops.clear();
-  lib.infos.clear();
-  lib.keyvals.clear();
-  lib.errhandlers.clear();
-  lib.state = LibraryState::finalized;
-  lib.runtime.reset();
-  return MPI_SUCCESS;
+  return stop_runtime();
 }
 
 #pragma weak MPI_Initialized = PMPI_Initialized
@@ -110,7 +148,7 @@ int PMPI_Initialized(int* flag) {
   ApiCall call("MPI_Initialized");
   return call.finish([&]() -> Rc {
     FABMPI_TRY(check_out_ptr(flag, "flag"));
-    *flag = library().state != LibraryState::not_initialized;
+    *flag = library().world_initialized;
     return Rc();
   }());
 }
@@ -120,7 +158,7 @@ int PMPI_Finalized(int* flag) {
   ApiCall call("MPI_Finalized");
   return call.finish([&]() -> Rc {
     FABMPI_TRY(check_out_ptr(flag, "flag"));
-    *flag = library().state == LibraryState::finalized;
+    *flag = library().world_finalized;
     return Rc();
   }());
 }

@@ -80,6 +80,19 @@ const char* predefined_error_text(int cls) {
 
 }  // namespace
 
+namespace fabmpi::binding {
+
+MPI_Errhandler errhandler_reference(const ErrhandlerRef& eh) {
+  if (eh->kind != Errhandler::Kind::user) return eh->handle;  // predefined: never freed
+  Library& lib = library();
+  // A handler the user freed while it stayed attached gets a fresh handle; else one more reference.
+  if (!lib.errhandlers.find(eh->handle)) eh->handle = lib.errhandlers.insert(eh);
+  else ++lib.errhandler_extra_refs[eh->handle];
+  return eh->handle;
+}
+
+}  // namespace fabmpi::binding
+
 extern "C" {
 
 #pragma weak MPI_Comm_create_errhandler = PMPI_Comm_create_errhandler
@@ -118,10 +131,7 @@ int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler) {
     CommRef c;
     FABMPI_TRY(call.comm(comm, &c));
     FABMPI_TRY(check_out_ptr(errhandler, "errhandler"));
-    const ErrhandlerRef& eh = c->errhandler;
-    // A handler freed by the user but still attached gets a fresh handle (MPI: a new reference).
-    if (!library().errhandlers.find(eh->handle)) eh->handle = library().errhandlers.insert(eh);
-    *errhandler = eh->handle;
+    *errhandler = errhandler_reference(c->errhandler);
     return Rc();
   }());
 }
@@ -146,7 +156,12 @@ int PMPI_Errhandler_free(MPI_Errhandler* errhandler) {
     FABMPI_TRY(check_out_ptr(errhandler, "errhandler"));
     ErrhandlerRef eh;
     FABMPI_TRY(to_errhandler(*errhandler, &eh));
-    library().errhandlers.erase(*errhandler);  // predefined handlers are not erased
+    Library& lib = library();
+    if (auto extra = lib.errhandler_extra_refs.find(*errhandler); extra != lib.errhandler_extra_refs.end()) {
+      if (--extra->second == 0) lib.errhandler_extra_refs.erase(extra);  // other references remain
+    } else {
+      lib.errhandlers.erase(*errhandler);  // predefined handlers are not erased
+    }
     *errhandler = MPI_ERRHANDLER_NULL;
     return Rc();
   }());

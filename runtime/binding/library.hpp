@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include <atomic>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -26,7 +27,17 @@ class Window;
 
 namespace fabmpi::binding {
 
+// `initialized`: the runtime exists (MPI_Init or an MPI_Session_init made it). The world model's own
+// state (MPI_Initialized, MPI_Finalized) is Library::world_*.
 enum class LibraryState { not_initialized, initialized, finalized };
+
+// An MPI-4 session (runtime/binding/session.cpp): its error handler and the info it was started with.
+struct Session {
+  ErrhandlerRef errhandler;
+  InfoRef info;
+  int thread_level = MPI_THREAD_SINGLE;
+  int handle = MPI_SESSION_NULL;
+};
 
 struct Library {
   LibraryState state = LibraryState::not_initialized;
@@ -40,6 +51,13 @@ struct Library {
   HandleTable<Keyval, ObjectKind::keyval> keyvals;
   HandleTable<Request, ObjectKind::request> requests;
   HandleTable<rma::Window, ObjectKind::win> windows;
+  HandleTable<Session, ObjectKind::session> sessions;
+  // References MPI_*_get_errhandler handed out beyond the first, per user handler handle: each is one
+  // more MPI_Errhandler_free before the handle goes (errhandler_reference).
+  std::map<int, int> errhandler_extra_refs;
+  bool world_initialized = false;  // MPI_Init(_thread) was called
+  bool world_finalized = false;    // MPI_Finalize was called
+  int open_sessions = 0;
   // The MPI function the application is in (ApiCall sets and restores it), for hang reports only:
   // with several threads in the library it names one of their calls.
   std::atomic<const char*> current_call{nullptr};
@@ -106,6 +124,8 @@ class ApiCall {
   }
   // Errors of a window call go to the window's handler (rma/window.hpp; the call holds the window).
   void report_to_window(const rma::Window* window) { error_win_ = window; }
+  // Errors of a session call go to the session's handler (the call holds the session).
+  void report_to_session(const Session* session) { error_session_ = session; }
   // Errors not tied to a communicator go to MPI_COMM_WORLD's handler (this is also the default).
   void report_to(const CommRef& comm) {
     error_comm_owner_ = comm;
@@ -144,6 +164,7 @@ class ApiCall {
   const Comm* error_comm_ = nullptr;
   CommRef error_comm_owner_;
   const rma::Window* error_win_ = nullptr;
+  const Session* error_session_ = nullptr;
   bool locked_ = false;
 };
 
@@ -155,8 +176,15 @@ Rc to_info(MPI_Info handle, InfoRef* out);
 Rc to_errhandler(MPI_Errhandler handle, ErrhandlerRef* out);
 // Registers a new communicator and returns its handle.
 MPI_Comm new_comm_handle(const CommRef& comm);
+// MPI_Comm/Win/Session_get_errhandler: a new reference to the handler (the caller frees it); the same
+// handle value each time (runtime/binding/errhandler.cpp).
+MPI_Errhandler errhandler_reference(const ErrhandlerRef& errhandler);
 // The end of MPI_Init in a spawned job: builds the parent intercommunicator (runtime/binding/spawn.cpp).
 Rc connect_to_parents();
+// The runtime's life (env.cpp): the first MPI_Session_init may start it; MPI_Finalize, or the last
+// MPI_Session_finalize after it, ends it (returns the MPI error code).
+Rc start_runtime_for_session(int required);
+int stop_runtime();
 MPI_Request new_request_handle(const RequestRef& request);
 MPI_Datatype new_datatype_handle(const DatatypeRef& type);
 MPI_Group new_group_handle(const GroupRef& group);

@@ -618,7 +618,7 @@ int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler* errhandler) {
     WindowRef w;
     FABMPI_TRY(to_window(call, win, &w));
     FABMPI_TRY(check_out_ptr(errhandler, "errhandler"));
-    *errhandler = w->errhandler->handle;
+    *errhandler = errhandler_reference(w->errhandler);
     return Rc();
   }());
 }
