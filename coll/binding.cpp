@@ -58,13 +58,6 @@ Rc launch(const RequestOut& out, const CommRef& comm, Start&& start) {
   return finish(r, out.handle);
 }
 
-// The info argument of the persistent forms: MPI_INFO_NULL or a valid info object (no hints are used).
-Rc check_info_arg(MPI_Info info) {
-  if (info == MPI_INFO_NULL) return Rc();
-  InfoRef unused;
-  return to_info(info, &unused);
-}
-
 Rc check_request_out(MPI_Request* request, bool nonblocking) {
   if (nonblocking && request == nullptr) return fail(MPI_ERR_ARG, "NULL pointer passed for the request");
   return Rc();
@@ -953,7 +946,7 @@ int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   ApiCall call("MPI_Barrier_init");
   if (!request) return call.finish(check_request_out(request, true));
   return call.finish([&]() -> Rc {
-    FABMPI_TRY(check_info_arg(info));
+    FABMPI_TRY(optional_info(info));
     return barrier(call, comm, RequestOut::persistent(request));
   }());
 }
@@ -963,7 +956,7 @@ int PMPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype, int root, MP
   ApiCall call("MPI_Bcast_init");
   if (!request) return call.finish(check_request_out(request, true));
   return call.finish([&]() -> Rc {
-    FABMPI_TRY(check_info_arg(info));
+    FABMPI_TRY(optional_info(info));
     return bcast(call, buffer, count, datatype, root, comm, RequestOut::persistent(request));
   }());
 }
@@ -973,7 +966,7 @@ int PMPI_Reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype
   ApiCall call("MPI_Reduce_init");
   if (!request) return call.finish(check_request_out(request, true));
   return call.finish([&]() -> Rc {
-    FABMPI_TRY(check_info_arg(info));
+    FABMPI_TRY(optional_info(info));
     return reduction(call, Collective::reduce, sendbuf, recvbuf, count, datatype, op, root, comm, RequestOut::persistent(request));
   }());
 }
@@ -983,7 +976,7 @@ int PMPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datat
   ApiCall call("MPI_Allreduce_init");
   if (!request) return call.finish(check_request_out(request, true));
   return call.finish([&]() -> Rc {
-    FABMPI_TRY(check_info_arg(info));
+    FABMPI_TRY(optional_info(info));
     return reduction(call, Collective::allreduce, sendbuf, recvbuf, count, datatype, op, 0, comm, RequestOut::persistent(request));
   }());
 }
@@ -993,7 +986,7 @@ int PMPI_Scan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype d
   ApiCall call("MPI_Scan_init");
   if (!request) return call.finish(check_request_out(request, true));
   return call.finish([&]() -> Rc {
-    FABMPI_TRY(check_info_arg(info));
+    FABMPI_TRY(optional_info(info));
     return reduction(call, Collective::scan, sendbuf, recvbuf, count, datatype, op, 0, comm, RequestOut::persistent(request));
   }());
 }
@@ -1003,7 +996,7 @@ int PMPI_Exscan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype
   ApiCall call("MPI_Exscan_init");
   if (!request) return call.finish(check_request_out(request, true));
   return call.finish([&]() -> Rc {
-    FABMPI_TRY(check_info_arg(info));
+    FABMPI_TRY(optional_info(info));
     return reduction(call, Collective::exscan, sendbuf, recvbuf, count, datatype, op, 0, comm, RequestOut::persistent(request));
   }());
 }
@@ -1013,7 +1006,7 @@ int PMPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf, const int recvc
   ApiCall call("MPI_Reduce_scatter_init");
   if (!request) return call.finish(check_request_out(request, true));
   return call.finish([&]() -> Rc {
-    FABMPI_TRY(check_info_arg(info));
+    FABMPI_TRY(optional_info(info));
     return reduce_scatter(call, Collective::reduce_scatter, sendbuf, recvbuf, recvcounts, 0, datatype, op, comm, RequestOut::persistent(request));
   }());
 }
@@ -1023,7 +1016,7 @@ int PMPI_Reduce_scatter_block_init(const void* sendbuf, void* recvbuf, int recvc
   ApiCall call("MPI_Reduce_scatter_block_init");
   if (!request) return call.finish(check_request_out(request, true));
   return call.finish([&]() -> Rc {
-    FABMPI_TRY(check_info_arg(info));
+    FABMPI_TRY(optional_info(info));
     return reduce_scatter(call, Collective::reduce_scatter_block, sendbuf, recvbuf, nullptr, recvcount, datatype, op, comm, RequestOut::persistent(request));
   }());
 }
@@ -1033,7 +1026,7 @@ int PMPI_Allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtyp
   ApiCall call("MPI_Allgather_init");
   if (!request) return call.finish(check_request_out(request, true));
   return call.finish([&]() -> Rc {
-    FABMPI_TRY(check_info_arg(info));
+    FABMPI_TRY(optional_info(info));
     return allgather(call, Collective::allgather, sendbuf, sendcount, sendtype, recvbuf, recvcount, nullptr, nullptr, recvtype, comm, RequestOut::persistent(request));
   }());
 }
@@ -1043,7 +1036,7 @@ int PMPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendty
   ApiCall call("MPI_Allgatherv_init");
   if (!request) return call.finish(check_request_out(request, true));
   return call.finish([&]() -> Rc {
-    FABMPI_TRY(check_info_arg(info));
+    FABMPI_TRY(optional_info(info));
     return allgather(call, Collective::allgatherv, sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype, comm, RequestOut::persistent(request));
   }());
 }
@@ -1053,7 +1046,7 @@ int PMPI_Gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
   ApiCall call("MPI_Gather_init");
   if (!request) return call.finish(check_request_out(request, true));
   return call.finish([&]() -> Rc {
-    FABMPI_TRY(check_info_arg(info));
+    FABMPI_TRY(optional_info(info));
     return gather(call, Collective::gather, sendbuf, sendcount, sendtype, recvbuf, recvcount, nullptr, nullptr, recvtype, root, comm, RequestOut::persistent(request));
   }());
 }
@@ -1063,7 +1056,7 @@ int PMPI_Gatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
   ApiCall call("MPI_Gatherv_init");
   if (!request) return call.finish(check_request_out(request, true));
   return call.finish([&]() -> Rc {
-    FABMPI_TRY(check_info_arg(info));
+    FABMPI_TRY(optional_info(info));
     return gather(call, Collective::gatherv, sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype, root, comm, RequestOut::persistent(request));
   }());
 }
@@ -1073,7 +1066,7 @@ int PMPI_Scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
   ApiCall call("MPI_Scatter_init");
   if (!request) return call.finish(check_request_out(request, true));
   return call.finish([&]() -> Rc {
-    FABMPI_TRY(check_info_arg(info));
+    FABMPI_TRY(optional_info(info));
     return scatter(call, Collective::scatter, sendbuf, sendcount, nullptr, nullptr, sendtype, recvbuf, recvcount, recvtype, root, comm, RequestOut::persistent(request));
   }());
 }
@@ -1083,7 +1076,7 @@ int PMPI_Scatterv_init(const void* sendbuf, const int sendcounts[], const int di
   ApiCall call("MPI_Scatterv_init");
   if (!request) return call.finish(check_request_out(request, true));
   return call.finish([&]() -> Rc {
-    FABMPI_TRY(check_info_arg(info));
+    FABMPI_TRY(optional_info(info));
     return scatter(call, Collective::scatterv, sendbuf, 0, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, RequestOut::persistent(request));
   }());
 }
@@ -1093,7 +1086,7 @@ int PMPI_Alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype
   ApiCall call("MPI_Alltoall_init");
   if (!request) return call.finish(check_request_out(request, true));
   return call.finish([&]() -> Rc {
-    FABMPI_TRY(check_info_arg(info));
+    FABMPI_TRY(optional_info(info));
     return alltoall(call, Collective::alltoall, sendbuf, sendcount, nullptr, nullptr, sendtype, nullptr, recvbuf, recvcount, nullptr, nullptr, recvtype, nullptr, comm, RequestOut::persistent(request));
   }());
 }
@@ -1103,7 +1096,7 @@ int PMPI_Alltoallv_init(const void* sendbuf, const int sendcounts[], const int s
   ApiCall call("MPI_Alltoallv_init");
   if (!request) return call.finish(check_request_out(request, true));
   return call.finish([&]() -> Rc {
-    FABMPI_TRY(check_info_arg(info));
+    FABMPI_TRY(optional_info(info));
     return alltoall(call, Collective::alltoallv, sendbuf, 0, sendcounts, sdispls, sendtype, nullptr, recvbuf, 0, recvcounts, rdispls, recvtype, nullptr, comm, RequestOut::persistent(request));
   }());
 }
@@ -1113,7 +1106,7 @@ int PMPI_Alltoallw_init(const void* sendbuf, const int sendcounts[], const int s
   ApiCall call("MPI_Alltoallw_init");
   if (!request) return call.finish(check_request_out(request, true));
   return call.finish([&]() -> Rc {
-    FABMPI_TRY(check_info_arg(info));
+    FABMPI_TRY(optional_info(info));
     return alltoall(call, Collective::alltoallw, sendbuf, 0, sendcounts, sdispls, MPI_DATATYPE_NULL, sendtypes, recvbuf, 0, recvcounts, rdispls, MPI_DATATYPE_NULL, recvtypes, comm, RequestOut::persistent(request));
   }());
 }
@@ -1123,7 +1116,7 @@ int PMPI_Neighbor_allgather_init(const void* sendbuf, int sendcount, MPI_Datatyp
   ApiCall call("MPI_Neighbor_allgather_init");
   if (!request) return call.finish(check_request_out(request, true));
   return call.finish([&]() -> Rc {
-    FABMPI_TRY(check_info_arg(info));
+    FABMPI_TRY(optional_info(info));
     return neighbor(call, NeighborKind::allgather, "MPI_Neighbor_allgather_init", sendbuf, sendcount, nullptr, nullptr, nullptr, sendtype, nullptr, recvbuf, recvcount, nullptr, nullptr, nullptr, recvtype, nullptr, comm, RequestOut::persistent(request));
   }());
 }
@@ -1133,7 +1126,7 @@ int PMPI_Neighbor_allgatherv_init(const void* sendbuf, int sendcount, MPI_Dataty
   ApiCall call("MPI_Neighbor_allgatherv_init");
   if (!request) return call.finish(check_request_out(request, true));
   return call.finish([&]() -> Rc {
-    FABMPI_TRY(check_info_arg(info));
+    FABMPI_TRY(optional_info(info));
     return neighbor(call, NeighborKind::allgatherv, "MPI_Neighbor_allgatherv_init", sendbuf, sendcount, nullptr, nullptr, nullptr, sendtype, nullptr, recvbuf, 0, recvcounts, displs, nullptr, recvtype, nullptr, comm, RequestOut::persistent(request));
   }());
 }
@@ -1143,7 +1136,7 @@ int PMPI_Neighbor_alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype
   ApiCall call("MPI_Neighbor_alltoall_init");
   if (!request) return call.finish(check_request_out(request, true));
   return call.finish([&]() -> Rc {
-    FABMPI_TRY(check_info_arg(info));
+    FABMPI_TRY(optional_info(info));
     return neighbor(call, NeighborKind::alltoall, "MPI_Neighbor_alltoall_init", sendbuf, sendcount, nullptr, nullptr, nullptr, sendtype, nullptr, recvbuf, recvcount, nullptr, nullptr, nullptr, recvtype, nullptr, comm, RequestOut::persistent(request));
   }());
 }
@@ -1153,7 +1146,7 @@ int PMPI_Neighbor_alltoallv_init(const void* sendbuf, const int sendcounts[], co
   ApiCall call("MPI_Neighbor_alltoallv_init");
   if (!request) return call.finish(check_request_out(request, true));
   return call.finish([&]() -> Rc {
-    FABMPI_TRY(check_info_arg(info));
+    FABMPI_TRY(optional_info(info));
     return neighbor(call, NeighborKind::alltoallv, "MPI_Neighbor_alltoallv_init", sendbuf, 0, sendcounts, sdispls, nullptr, sendtype, nullptr, recvbuf, 0, recvcounts, rdispls, nullptr, recvtype, nullptr, comm, RequestOut::persistent(request));
   }());
 }
@@ -1163,7 +1156,7 @@ int PMPI_Neighbor_alltoallw_init(const void* sendbuf, const int sendcounts[], co
   ApiCall call("MPI_Neighbor_alltoallw_init");
   if (!request) return call.finish(check_request_out(request, true));
   return call.finish([&]() -> Rc {
-    FABMPI_TRY(check_info_arg(info));
+    FABMPI_TRY(optional_info(info));
     return neighbor(call, NeighborKind::alltoallw, "MPI_Neighbor_alltoallw_init", sendbuf, 0, sendcounts, nullptr, sdispls, MPI_DATATYPE_NULL, sendtypes, recvbuf, 0, recvcounts, nullptr, rdispls, MPI_DATATYPE_NULL, recvtypes, comm, RequestOut::persistent(request));
   }());
 }

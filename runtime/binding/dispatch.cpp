@@ -165,6 +165,14 @@ Rc to_info(MPI_Info handle, InfoRef* out) {
   return Rc();
 }
 
+Rc optional_info(MPI_Info handle, InfoRef* out) {
+  if (handle == MPI_INFO_NULL) return Rc();
+  InfoRef found;
+  FABMPI_TRY(to_info(handle, &found));
+  if (out) *out = std::move(found);
+  return Rc();
+}
+
 Rc to_errhandler(MPI_Errhandler handle, ErrhandlerRef* out) {
   if (handle == MPI_ERRHANDLER_NULL) return fail(MPI_ERR_ARG, "MPI_ERRHANDLER_NULL is not a valid error handler");
   const ErrhandlerRef* found = library().errhandlers.find(handle);

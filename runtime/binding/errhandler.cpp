@@ -82,6 +82,15 @@ const char* predefined_error_text(int cls) {
 
 namespace fabmpi::binding {
 
+Rc publish_user_errhandler(const void* fn, ErrhandlerRef handler, MPI_Errhandler* errhandler) {
+  if (fn == nullptr) return fail(MPI_ERR_ARG, "NULL error handler function");
+  FABMPI_TRY(check_out_ptr(errhandler, "errhandler"));
+  handler->kind = Errhandler::Kind::user;
+  handler->handle = library().errhandlers.insert(handler);
+  *errhandler = handler->handle;
+  return Rc();
+}
+
 MPI_Errhandler errhandler_reference(const ErrhandlerRef& eh) {
   if (eh->kind != Errhandler::Kind::user) return eh->handle;  // predefined: never freed
   Library& lib = library();
@@ -100,14 +109,9 @@ int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function* fn, MPI_Errhandler
   ApiCall call("MPI_Comm_create_errhandler");
   return call.finish([&]() -> Rc {
     FABMPI_TRY(call.require_initialized());
-    if (fn == nullptr) return fail(MPI_ERR_ARG, "NULL error handler function");
-    FABMPI_TRY(check_out_ptr(errhandler, "errhandler"));
     auto eh = std::make_shared<Errhandler>();
-    eh->kind = Errhandler::Kind::user;
     eh->comm_fn = fn;
-    eh->handle = library().errhandlers.insert(eh);
-    *errhandler = eh->handle;
-    return Rc();
+    return publish_user_errhandler(reinterpret_cast<const void*>(fn), std::move(eh), errhandler);
   }());
 }
 

@@ -173,12 +173,16 @@ Rc to_datatype(MPI_Datatype handle, DatatypeRef* out, bool require_committed = t
 Rc to_op(MPI_Op handle, OpRef* out);
 Rc to_group(MPI_Group handle, GroupRef* out);
 Rc to_info(MPI_Info handle, InfoRef* out);
+// An info argument that may be MPI_INFO_NULL (then *out, if given, stays null).
+Rc optional_info(MPI_Info handle, InfoRef* out = nullptr);
 Rc to_errhandler(MPI_Errhandler handle, ErrhandlerRef* out);
 // Registers a new communicator and returns its handle.
 MPI_Comm new_comm_handle(const CommRef& comm);
 // MPI_Comm/Win/Session_get_errhandler: a new reference to the handler (the caller frees it); the same
 // handle value each time (runtime/binding/errhandler.cpp).
 MPI_Errhandler errhandler_reference(const ErrhandlerRef& errhandler);
+// MPI_Comm/Win/Session_create_errhandler: registers `handler` (its function already set) as a user handler.
+Rc publish_user_errhandler(const void* fn, ErrhandlerRef handler, MPI_Errhandler* errhandler);
 // The end of MPI_Init in a spawned job: builds the parent intercommunicator (runtime/binding/spawn.cpp).
 Rc connect_to_parents();
 // The runtime's life (env.cpp): the first MPI_Session_init may start it; MPI_Finalize, or the last

@@ -585,14 +585,9 @@ int PMPI_Win_create_errhandler(MPI_Win_errhandler_function* fn, MPI_Errhandler* 
   ApiCall call("MPI_Win_create_errhandler");
   return call.finish([&]() -> Rc {
     FABMPI_TRY(call.require_initialized());
-    FABMPI_TRY(check_out_ptr(reinterpret_cast<const void*>(fn), "win_errhandler_fn"));
-    FABMPI_TRY(check_out_ptr(errhandler, "errhandler"));
     auto eh = std::make_shared<Errhandler>();
-    eh->kind = Errhandler::Kind::user;
     eh->win_fn = fn;
-    eh->handle = library().errhandlers.insert(eh);
-    *errhandler = eh->handle;
-    return Rc();
+    return publish_user_errhandler(reinterpret_cast<const void*>(fn), std::move(eh), errhandler);
   }());
 }
 

@@ -31,14 +31,6 @@ Rc to_session(ApiCall& call, MPI_Session handle, std::shared_ptr<Session>* out) 
   return Rc();
 }
 
-Rc check_info_arg(MPI_Info info, InfoRef* out = nullptr) {
-  if (info == MPI_INFO_NULL) return Rc();
-  InfoRef i;
-  FABMPI_TRY(to_info(info, &i));
-  if (out) *out = std::move(i);
-  return Rc();
-}
-
 // MPI_ERRHANDLER_NULL means the default, MPI_ERRORS_ARE_FATAL.
 Rc errhandler_arg(MPI_Errhandler handle, ErrhandlerRef* out) {
   if (handle == MPI_ERRHANDLER_NULL) {
@@ -108,11 +100,11 @@ int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session* ses
     Library& lib = library();
     if (lib.state == LibraryState::finalized) return fail(MPI_ERR_OTHER, "MPI was finalized: no new session");
     InfoRef given;
-    if (lib.state == LibraryState::initialized) FABMPI_TRY(check_info_arg(info, &given));
+    if (lib.state == LibraryState::initialized) FABMPI_TRY(optional_info(info, &given));
     const int level = thread_level_of(given.get());
     if (lib.state != LibraryState::initialized) {
       FABMPI_TRY(start_runtime_for_session(level));
-      FABMPI_TRY(check_info_arg(info, &given));
+      FABMPI_TRY(optional_info(info, &given));
       // A process that only ever uses sessions still leaves the job cleanly.
       static bool registered = false;
       if (!registered) {
@@ -173,7 +165,7 @@ int PMPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int* npset_na
   return call.finish([&]() -> Rc {
     std::shared_ptr<Session> s;
     FABMPI_TRY(to_session(call, session, &s));
-    FABMPI_TRY(check_info_arg(info));
+    FABMPI_TRY(optional_info(info));
     FABMPI_TRY(check_out_ptr(npset_names, "npset_names"));
     *npset_names = 2;
     return Rc();
@@ -186,7 +178,7 @@ int PMPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int* ps
   return call.finish([&]() -> Rc {
     std::shared_ptr<Session> s;
     FABMPI_TRY(to_session(call, session, &s));
-    FABMPI_TRY(check_info_arg(info));
+    FABMPI_TRY(optional_info(info));
     FABMPI_TRY(check_out_ptr(pset_len, "pset_len"));
     if (n < 0 || n > 1) return fail(MPI_ERR_ARG, "process set %d does not exist (there are 2)", n);
     const char* name = n == 0 ? kWorldPset : kSelfPset;
@@ -245,7 +237,7 @@ int PMPI_Comm_create_from_group(MPI_Group group, const char* stringtag, MPI_Info
     FABMPI_TRY(to_group(group, &g));
     if (stringtag == nullptr) return fail(MPI_ERR_ARG, "NULL pointer passed for the string tag");
     InfoRef i;
-    FABMPI_TRY(check_info_arg(info, &i));
+    FABMPI_TRY(optional_info(info, &i));
     ErrhandlerRef eh;
     FABMPI_TRY(errhandler_arg(errhandler, &eh));
     FABMPI_TRY(check_out_ptr(newcomm, "newcomm"));
@@ -275,7 +267,7 @@ int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, M
     if (remote_leader < 0 || remote_leader >= remote->size())
       return fail(MPI_ERR_RANK, "invalid remote_leader %d (the remote group has %d processes)", remote_leader,
                   remote->size());
-    FABMPI_TRY(check_info_arg(info));
+    FABMPI_TRY(optional_info(info));
     ErrhandlerRef eh;
     FABMPI_TRY(errhandler_arg(errhandler, &eh));
     FABMPI_TRY(check_out_ptr(newintercomm, "newintercomm"));
@@ -301,14 +293,9 @@ int PMPI_Session_create_errhandler(MPI_Session_errhandler_function* fn, MPI_Errh
   ApiCall call("MPI_Session_create_errhandler");
   return call.finish([&]() -> Rc {
     FABMPI_TRY(call.require_initialized());
-    FABMPI_TRY(check_out_ptr(reinterpret_cast<const void*>(fn), "session_errhandler_fn"));
-    FABMPI_TRY(check_out_ptr(errhandler, "errhandler"));
     auto eh = std::make_shared<Errhandler>();
-    eh->kind = Errhandler::Kind::user;
     eh->session_fn = fn;
-    eh->handle = library().errhandlers.insert(eh);
-    *errhandler = eh->handle;
-    return Rc();
+    return publish_user_errhandler(reinterpret_cast<const void*>(fn), std::move(eh), errhandler);
   }());
 }
 

@@ -113,12 +113,6 @@ int PMPI_Comm_spawn_multiple(int count, char* array_of_commands[], char** array_
 
 namespace {
 
-Rc check_info_arg(MPI_Info info) {
-  if (info == MPI_INFO_NULL) return Rc();
-  InfoRef unused;
-  return to_info(info, &unused);
-}
-
 Rc check_name(const char* text, const char* what) {
   if (text == nullptr) return fail(MPI_ERR_ARG, "NULL pointer passed for the %s", what);
   return Rc();
@@ -135,7 +129,7 @@ Rc port_call(ApiCall& call, const char* port_name, MPI_Info info, int root, MPI_
   std::string port;
   if (c->rank() == root) {
     FABMPI_TRY(check_name(port_name, "port name"));
-    FABMPI_TRY(check_info_arg(info));
+    FABMPI_TRY(optional_info(info));
     port = port_name;
   }
   CommRef created;
@@ -152,7 +146,7 @@ int PMPI_Open_port(MPI_Info info, char* port_name) {
   ApiCall call("MPI_Open_port");
   return call.finish([&]() -> Rc {
     FABMPI_TRY(call.require_initialized());
-    FABMPI_TRY(check_info_arg(info));
+    FABMPI_TRY(optional_info(info));
     FABMPI_TRY(check_out_ptr(port_name, "port_name"));
     std::string name;
     FABMPI_TRY(dynamic::open_port(runtime(), &name));
@@ -205,7 +199,7 @@ int PMPI_Publish_name(const char* service_name, MPI_Info info, const char* port_
     FABMPI_TRY(call.require_initialized());
     FABMPI_TRY(check_name(service_name, "service name"));
     FABMPI_TRY(check_name(port_name, "port name"));
-    FABMPI_TRY(check_info_arg(info));
+    FABMPI_TRY(optional_info(info));
     return dynamic::publish_name(runtime(), service_name, port_name);
   }());
 }
@@ -217,7 +211,7 @@ int PMPI_Unpublish_name(const char* service_name, MPI_Info info, const char* por
     FABMPI_TRY(call.require_initialized());
     FABMPI_TRY(check_name(service_name, "service name"));
     FABMPI_TRY(check_name(port_name, "port name"));
-    FABMPI_TRY(check_info_arg(info));
+    FABMPI_TRY(optional_info(info));
     return dynamic::unpublish_name(runtime(), service_name, port_name);
   }());
 }
@@ -229,7 +223,7 @@ int PMPI_Lookup_name(const char* service_name, MPI_Info info, char* port_name) {
     FABMPI_TRY(call.require_initialized());
     FABMPI_TRY(check_name(service_name, "service name"));
     FABMPI_TRY(check_out_ptr(port_name, "port_name"));
-    FABMPI_TRY(check_info_arg(info));
+    FABMPI_TRY(optional_info(info));
     std::string port;
     FABMPI_TRY(dynamic::lookup_name(runtime(), service_name, &port));
     std::snprintf(port_name, MPI_MAX_PORT_NAME, "%s", port.c_str());
