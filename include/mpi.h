@@ -955,6 +955,143 @@ typedef int (MPI_Delete_function)(MPI_Comm comm, int keyval, void *attribute_val
 #define MPI_DUP_FN         MPIR_Dup_fn
 FABMPI_PUBLIC int MPI_Pcontrol(const int level, ...);
 FABMPI_PUBLIC int PMPI_Pcontrol(const int level, ...);
+/* ---- MPI-IO (MPI-3.1 chapter 13; io/file.cpp): POSIX files, the "native" representation. */
+typedef struct ADIOI_FileD *MPI_File;
+#define MPI_FILE_NULL ((MPI_File)0)
+#define MPI_MODE_CREATE            1
+#define MPI_MODE_RDONLY            2
+#define MPI_MODE_WRONLY            4
+#define MPI_MODE_RDWR              8
+#define MPI_MODE_DELETE_ON_CLOSE  16
+#define MPI_MODE_UNIQUE_OPEN      32
+#define MPI_MODE_EXCL             64
+#define MPI_MODE_APPEND          128
+#define MPI_MODE_SEQUENTIAL      256
+#define MPI_SEEK_SET             600
+#define MPI_SEEK_CUR             602
+#define MPI_SEEK_END             604
+#define MPI_DISPLACEMENT_CURRENT (-54278278)
+#define MPI_MAX_DATAREP_STRING   128
+typedef void (MPI_File_errhandler_function)(MPI_File *, int *, ...);
+FABMPI_PUBLIC int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh);
+FABMPI_PUBLIC int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh);
+FABMPI_PUBLIC int MPI_File_close(MPI_File *fh);
+FABMPI_PUBLIC int PMPI_File_close(MPI_File *fh);
+FABMPI_PUBLIC int MPI_File_delete(const char *filename, MPI_Info info);
+FABMPI_PUBLIC int PMPI_File_delete(const char *filename, MPI_Info info);
+FABMPI_PUBLIC int MPI_File_set_size(MPI_File fh, MPI_Offset size);
+FABMPI_PUBLIC int PMPI_File_set_size(MPI_File fh, MPI_Offset size);
+FABMPI_PUBLIC int MPI_File_preallocate(MPI_File fh, MPI_Offset size);
+FABMPI_PUBLIC int PMPI_File_preallocate(MPI_File fh, MPI_Offset size);
+FABMPI_PUBLIC int MPI_File_get_size(MPI_File fh, MPI_Offset *size);
+FABMPI_PUBLIC int PMPI_File_get_size(MPI_File fh, MPI_Offset *size);
+FABMPI_PUBLIC int MPI_File_get_group(MPI_File fh, MPI_Group *group);
+FABMPI_PUBLIC int PMPI_File_get_group(MPI_File fh, MPI_Group *group);
+FABMPI_PUBLIC int MPI_File_get_amode(MPI_File fh, int *amode);
+FABMPI_PUBLIC int PMPI_File_get_amode(MPI_File fh, int *amode);
+FABMPI_PUBLIC int MPI_File_set_info(MPI_File fh, MPI_Info info);
+FABMPI_PUBLIC int PMPI_File_set_info(MPI_File fh, MPI_Info info);
+FABMPI_PUBLIC int MPI_File_get_info(MPI_File fh, MPI_Info *info_used);
+FABMPI_PUBLIC int PMPI_File_get_info(MPI_File fh, MPI_Info *info_used);
+FABMPI_PUBLIC int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char *datarep, MPI_Info info);
+FABMPI_PUBLIC int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char *datarep, MPI_Info info);
+FABMPI_PUBLIC int MPI_File_get_view(MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype, MPI_Datatype *filetype, char *datarep);
+FABMPI_PUBLIC int PMPI_File_get_view(MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype, MPI_Datatype *filetype, char *datarep);
+FABMPI_PUBLIC int MPI_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+FABMPI_PUBLIC int PMPI_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+FABMPI_PUBLIC int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+FABMPI_PUBLIC int PMPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+FABMPI_PUBLIC int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+FABMPI_PUBLIC int PMPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+FABMPI_PUBLIC int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+FABMPI_PUBLIC int PMPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+FABMPI_PUBLIC int MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
+FABMPI_PUBLIC int PMPI_File_iread_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
+FABMPI_PUBLIC int MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
+FABMPI_PUBLIC int PMPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
+FABMPI_PUBLIC int MPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
+FABMPI_PUBLIC int PMPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
+FABMPI_PUBLIC int MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
+FABMPI_PUBLIC int PMPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
+FABMPI_PUBLIC int MPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+FABMPI_PUBLIC int PMPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+FABMPI_PUBLIC int MPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+FABMPI_PUBLIC int PMPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+FABMPI_PUBLIC int MPI_File_write(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+FABMPI_PUBLIC int PMPI_File_write(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+FABMPI_PUBLIC int MPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+FABMPI_PUBLIC int PMPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+FABMPI_PUBLIC int MPI_File_iread(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
+FABMPI_PUBLIC int PMPI_File_iread(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
+FABMPI_PUBLIC int MPI_File_iwrite(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
+FABMPI_PUBLIC int PMPI_File_iwrite(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
+FABMPI_PUBLIC int MPI_File_iread_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
+FABMPI_PUBLIC int PMPI_File_iread_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
+FABMPI_PUBLIC int MPI_File_iwrite_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
+FABMPI_PUBLIC int PMPI_File_iwrite_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
+FABMPI_PUBLIC int MPI_File_seek(MPI_File fh, MPI_Offset offset, int whence);
+FABMPI_PUBLIC int PMPI_File_seek(MPI_File fh, MPI_Offset offset, int whence);
+FABMPI_PUBLIC int MPI_File_get_position(MPI_File fh, MPI_Offset *offset);
+FABMPI_PUBLIC int PMPI_File_get_position(MPI_File fh, MPI_Offset *offset);
+FABMPI_PUBLIC int MPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset *disp);
+FABMPI_PUBLIC int PMPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset *disp);
+FABMPI_PUBLIC int MPI_File_read_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+FABMPI_PUBLIC int PMPI_File_read_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+FABMPI_PUBLIC int MPI_File_write_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+FABMPI_PUBLIC int PMPI_File_write_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+FABMPI_PUBLIC int MPI_File_iread_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
+FABMPI_PUBLIC int PMPI_File_iread_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
+FABMPI_PUBLIC int MPI_File_iwrite_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
+FABMPI_PUBLIC int PMPI_File_iwrite_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
+FABMPI_PUBLIC int MPI_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+FABMPI_PUBLIC int PMPI_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+FABMPI_PUBLIC int MPI_File_write_ordered(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+FABMPI_PUBLIC int PMPI_File_write_ordered(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+FABMPI_PUBLIC int MPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence);
+FABMPI_PUBLIC int PMPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence);
+FABMPI_PUBLIC int MPI_File_get_position_shared(MPI_File fh, MPI_Offset *offset);
+FABMPI_PUBLIC int PMPI_File_get_position_shared(MPI_File fh, MPI_Offset *offset);
+FABMPI_PUBLIC int MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype);
+FABMPI_PUBLIC int PMPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype);
+FABMPI_PUBLIC int MPI_File_read_at_all_end(MPI_File fh, void *buf, MPI_Status *status);
+FABMPI_PUBLIC int PMPI_File_read_at_all_end(MPI_File fh, void *buf, MPI_Status *status);
+FABMPI_PUBLIC int MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype);
+FABMPI_PUBLIC int PMPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype);
+FABMPI_PUBLIC int MPI_File_write_at_all_end(MPI_File fh, const void *buf, MPI_Status *status);
+FABMPI_PUBLIC int PMPI_File_write_at_all_end(MPI_File fh, const void *buf, MPI_Status *status);
+FABMPI_PUBLIC int MPI_File_read_all_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype);
+FABMPI_PUBLIC int PMPI_File_read_all_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype);
+FABMPI_PUBLIC int MPI_File_read_all_end(MPI_File fh, void *buf, MPI_Status *status);
+FABMPI_PUBLIC int PMPI_File_read_all_end(MPI_File fh, void *buf, MPI_Status *status);
+FABMPI_PUBLIC int MPI_File_write_all_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype);
+FABMPI_PUBLIC int PMPI_File_write_all_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype);
+FABMPI_PUBLIC int MPI_File_write_all_end(MPI_File fh, const void *buf, MPI_Status *status);
+FABMPI_PUBLIC int PMPI_File_write_all_end(MPI_File fh, const void *buf, MPI_Status *status);
+FABMPI_PUBLIC int MPI_File_read_ordered_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype);
+FABMPI_PUBLIC int PMPI_File_read_ordered_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype);
+FABMPI_PUBLIC int MPI_File_read_ordered_end(MPI_File fh, void *buf, MPI_Status *status);
+FABMPI_PUBLIC int PMPI_File_read_ordered_end(MPI_File fh, void *buf, MPI_Status *status);
+FABMPI_PUBLIC int MPI_File_write_ordered_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype);
+FABMPI_PUBLIC int PMPI_File_write_ordered_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype);
+FABMPI_PUBLIC int MPI_File_write_ordered_end(MPI_File fh, const void *buf, MPI_Status *status);
+FABMPI_PUBLIC int PMPI_File_write_ordered_end(MPI_File fh, const void *buf, MPI_Status *status);
+FABMPI_PUBLIC int MPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint *extent);
+FABMPI_PUBLIC int PMPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint *extent);
+FABMPI_PUBLIC int MPI_File_set_atomicity(MPI_File fh, int flag);
+FABMPI_PUBLIC int PMPI_File_set_atomicity(MPI_File fh, int flag);
+FABMPI_PUBLIC int MPI_File_get_atomicity(MPI_File fh, int *flag);
+FABMPI_PUBLIC int PMPI_File_get_atomicity(MPI_File fh, int *flag);
+FABMPI_PUBLIC int MPI_File_sync(MPI_File fh);
+FABMPI_PUBLIC int PMPI_File_sync(MPI_File fh);
+FABMPI_PUBLIC int MPI_File_create_errhandler(MPI_File_errhandler_function *file_errhandler_fn, MPI_Errhandler *errhandler);
+FABMPI_PUBLIC int PMPI_File_create_errhandler(MPI_File_errhandler_function *file_errhandler_fn, MPI_Errhandler *errhandler);
+FABMPI_PUBLIC int MPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler);
+FABMPI_PUBLIC int PMPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler);
+FABMPI_PUBLIC int MPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler);
+FABMPI_PUBLIC int PMPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler);
+FABMPI_PUBLIC int MPI_File_call_errhandler(MPI_File fh, int errorcode);
+FABMPI_PUBLIC int PMPI_File_call_errhandler(MPI_File fh, int errorcode);
+
 /* MPI-4.0 sessions (11.3): process sets "mpi://WORLD" and "mpi://SELF"; communicators from groups of
  * this job's processes. A session may be initialized without MPI_Init. */
 typedef int MPI_Session;

@@ -14,6 +14,7 @@ struct Errhandler {
   int handle = MPI_ERRHANDLER_NULL;  // set by the binding layer
   MPI_Win_errhandler_function* win_fn = nullptr;    // MPI_Win_create_errhandler
   MPI_Session_errhandler_function* session_fn = nullptr;  // MPI_Session_create_errhandler
+  MPI_File_errhandler_function* file_fn = nullptr;        // MPI_File_create_errhandler
 };
 
 using ErrhandlerRef = std::shared_ptr<Errhandler>;

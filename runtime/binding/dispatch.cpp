@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include <cstdint>
+
 #include "runtime/binding/library.hpp"
 #include "rma/window.hpp"
 
@@ -93,9 +95,10 @@ int ApiCall::finish(Rc rc) {
   Library& lib = library();
   if (lib.state != LibraryState::initialized) abort_job(rank_before_init(), name_, code, last_failure_reason());
   const Comm* target = error_comm_ ? error_comm_ : lib.runtime->world().get();
-  const ErrhandlerRef handler = error_session_ ? error_session_->errhandler
-                                : error_win_   ? error_win_->errhandler
-                                               : target->errhandler;
+  const ErrhandlerRef handler = file_call_      ? (error_file_ ? error_file_->errhandler : lib.file_default_errhandler)
+                                : error_session_ ? error_session_->errhandler
+                                : error_win_     ? error_win_->errhandler
+                                                 : target->errhandler;
   const std::string reason = last_failure_reason();
   clear_failure_reason();
   switch (handler->kind) {
@@ -103,7 +106,11 @@ int ApiCall::finish(Rc rc) {
     case Errhandler::Kind::user: {
       // The user's handler may call MPI: let it in.
       if (locked_) unlock();
-      if (error_session_ && handler->session_fn) {
+      if (file_call_ && handler->file_fn) {
+        MPI_File f = error_file_ ? reinterpret_cast<MPI_File>(static_cast<std::uintptr_t>(static_cast<unsigned>(error_file_->handle)))
+                                 : MPI_FILE_NULL;
+        handler->file_fn(&f, &code);
+      } else if (error_session_ && handler->session_fn) {
         MPI_Session session = error_session_->handle;
         handler->session_fn(&session, &code);
       } else if (error_win_ && handler->win_fn) {

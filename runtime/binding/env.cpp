@@ -79,6 +79,7 @@ int stop_runtime() {
   lib.keyvals.clear();
   lib.errhandlers.clear();
   lib.sessions.clear();
+  lib.files.clear();
   lib.errhandler_extra_refs.clear();
   lib.state = LibraryState::finalized;
   lib.runtime.reset();

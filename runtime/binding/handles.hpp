@@ -12,7 +12,7 @@
 namespace fabmpi::binding {
 
 enum class ObjectKind : unsigned {
-  comm = 1, group = 2, datatype = 3, errhandler = 5, op = 6, info = 7, keyval = 9, request = 11, win = 12, session = 14
+  comm = 1, group = 2, datatype = 3, errhandler = 5, op = 6, info = 7, keyval = 9, request = 11, win = 12, session = 14, file = 15
 };
 
 template <class T, ObjectKind Kind>

@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 
+#include "io/file.hpp"
 #include "pt2pt/engine.hpp"
 #include "runtime/call_trace.hpp"
 #include "runtime/binding/handles.hpp"
@@ -52,6 +53,9 @@ struct Library {
   HandleTable<Request, ObjectKind::request> requests;
   HandleTable<rma::Window, ObjectKind::win> windows;
   HandleTable<Session, ObjectKind::session> sessions;
+  HandleTable<io::File, ObjectKind::file> files;
+  // MPI_FILE_NULL's error handler: the one new files start with (MPI_ERRORS_RETURN unless set).
+  ErrhandlerRef file_default_errhandler = predefined_errhandler(Errhandler::Kind::errors_return);
   // References MPI_*_get_errhandler handed out beyond the first, per user handler handle: each is one
   // more MPI_Errhandler_free before the handle goes (errhandler_reference).
   std::map<int, int> errhandler_extra_refs;
@@ -126,6 +130,11 @@ class ApiCall {
   void report_to_window(const rma::Window* window) { error_win_ = window; }
   // Errors of a session call go to the session's handler (the call holds the session).
   void report_to_session(const Session* session) { error_session_ = session; }
+  // Errors of a file call go to the file's handler, or MPI_FILE_NULL's when there is no valid file.
+  void report_to_file(const io::File* file) {
+    error_file_ = file;
+    file_call_ = true;
+  }
   // Errors not tied to a communicator go to MPI_COMM_WORLD's handler (this is also the default).
   void report_to(const CommRef& comm) {
     error_comm_owner_ = comm;
@@ -165,6 +174,8 @@ class ApiCall {
   CommRef error_comm_owner_;
   const rma::Window* error_win_ = nullptr;
   const Session* error_session_ = nullptr;
+  const io::File* error_file_ = nullptr;
+  bool file_call_ = false;
   bool locked_ = false;
 };
 
