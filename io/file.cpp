@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <functional>
 #include <vector>
 
 #include "coll/collectives.hpp"
@@ -90,16 +91,14 @@ Rc File::open(const CommRef& comm, const std::string& filename, int amode, std::
   const std::size_t slash = f->path_.rfind('/');
   f->shared_path_ = (slash == std::string::npos ? std::string() : f->path_.substr(0, slash + 1)) + "." +
                     f->path_.substr(slash == std::string::npos ? 0 : slash + 1) + ".fabmpi-shfp";
+  f->shared_fallback_ = "/tmp/.fabmpi-shfp-" + std::to_string(std::hash<std::string>{}(f->path_));
   int err = 0;
   if (f->comm_->rank() == 0) {
     const int create = (amode & MPI_MODE_CREATE ? O_CREAT : 0) | (amode & MPI_MODE_EXCL ? O_EXCL : 0);
     f->fd_ = ::open(f->path_.c_str(), flags | create, 0644);
     if (f->fd_ < 0) err = errno;
-    if (!err) {
-      f->shared_fd_ = ::open(f->shared_path_.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-      const long long zero = 0;
-      if (f->shared_fd_ < 0 || ::pwrite(f->shared_fd_, &zero, sizeof zero, 0) != sizeof zero) err = errno ? errno : EIO;
-    }
+    // A shared file pointer a crashed run left behind starts this one at 0 again.
+    if (!err) f->reset_shared_file();
   }
   long long first[1] = {err};
   FABMPI_TRY(bcast(f->comm_, first, 1, 0));
@@ -110,10 +109,6 @@ Rc File::open(const CommRef& comm, const std::string& filename, int amode, std::
   if (f->comm_->rank() != 0) {
     f->fd_ = ::open(f->path_.c_str(), flags);
     if (f->fd_ < 0) err = errno;
-    if (!err) {
-      f->shared_fd_ = ::open(f->shared_path_.c_str(), O_RDWR | O_CLOEXEC);
-      if (f->shared_fd_ < 0) err = errno;
-    }
   }
   int worst = 0;
   FABMPI_TRY(agree_on_error(f->comm_, err ? error_class_of(err) : 0, &worst));
@@ -147,6 +142,7 @@ Rc File::close() {
   FABMPI_TRY(barrier(comm_));
   if (comm_->rank() == 0) {
     ::unlink(shared_path_.c_str());
+    ::unlink(shared_fallback_.c_str());
     if ((amode_ & MPI_MODE_DELETE_ON_CLOSE) && ::unlink(path_.c_str()) != 0 && errno != ENOENT)
       return io_error(errno, "MPI_File_close: deleting", path_);
   }
@@ -173,7 +169,7 @@ Rc File::set_view(MPI_Offset disp, const DatatypeRef& etype, const DatatypeRef& 
   etype_ = etype;
   filetype_ = filetype;
   position = 0;
-  if (comm_->rank() == 0) FABMPI_TRY(shared_set(0));
+  if (comm_->rank() == 0) reset_shared_file();
   return barrier(comm_);
 }
 
@@ -269,11 +265,33 @@ Rc File::read_at(MPI_Offset offset, void* buf, int count, const Datatype& type, 
   return Rc();
 }
 
+void File::reset_shared_file() {
+  for (const std::string* p : {&shared_path_, &shared_fallback_}) {
+    const int fd = ::open(p->c_str(), O_RDWR | O_CLOEXEC);
+    if (fd < 0) continue;
+    (void)::flock(fd, LOCK_EX);
+    (void)::ftruncate(fd, 0);
+    (void)::flock(fd, LOCK_UN);
+    ::close(fd);
+  }
+}
+
+Rc File::open_shared_file() {
+  if (shared_fd_ >= 0) return Rc();
+  // Next to the data file (so it is shared wherever the file is), else (a read-only directory) in /tmp.
+  shared_fd_ = ::open(shared_path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (shared_fd_ < 0 && (errno == EACCES || errno == EROFS || errno == EPERM))
+    shared_fd_ = ::open(shared_fallback_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (shared_fd_ < 0) return io_error(errno, "creating the shared file pointer of", path_);
+  return Rc();
+}
+
 Rc File::shared_fetch_add(MPI_Offset delta, MPI_Offset* old) {
+  FABMPI_TRY(open_shared_file());
   if (::flock(shared_fd_, LOCK_EX) != 0) return io_error(errno, "locking the shared file pointer of", path_);
-  long long value = 0;
+  long long value = 0;  // an empty file: 0
   Rc rc;
-  if (::pread(shared_fd_, &value, sizeof value, 0) != sizeof value) rc = io_error(errno ? errno : EIO, "reading the shared file pointer of", path_);
+  if (::pread(shared_fd_, &value, sizeof value, 0) < 0) rc = io_error(errno, "reading the shared file pointer of", path_);
   const long long next = value + delta;
   if (rc.ok() && delta != 0 && ::pwrite(shared_fd_, &next, sizeof next, 0) != sizeof next)
     rc = io_error(errno ? errno : EIO, "writing the shared file pointer of", path_);
@@ -283,6 +301,7 @@ Rc File::shared_fetch_add(MPI_Offset delta, MPI_Offset* old) {
 }
 
 Rc File::shared_set(MPI_Offset value) {
+  FABMPI_TRY(open_shared_file());
   if (::flock(shared_fd_, LOCK_EX) != 0) return io_error(errno, "locking the shared file pointer of", path_);
   const long long v = value;
   const bool ok = ::pwrite(shared_fd_, &v, sizeof v, 0) == sizeof v;

@@ -1,7 +1,9 @@
 // MPI-IO (MPI-3.1 chapter 13) over POSIX files: a File is an open file shared by the processes of a
 // communicator, with a view (displacement, etype, filetype; the "native" representation only), an
-// individual file pointer, and a shared file pointer kept in a small lock-protected side file next to
-// the data file (so it works wherever the data file is shared: one node, or a shared file system).
+// individual file pointer, and a shared file pointer kept in a small flock-protected side file next to
+// the data file (so it works wherever the data file is shared: one node, or a shared file system),
+// created on the first shared-pointer access (in /tmp when the file's directory is read-only) and
+// removed at close.
 //
 // Data access maps the caller's packed bytes onto the view: the filetype tiles the file from the
 // displacement, and its blocks (in type-map order) hold the data; the bytes between them are holes the
@@ -81,9 +83,14 @@ class File {
   template <class Fn>
   Rc for_each_run(std::uint64_t stream_begin, std::size_t length, Fn&& fn) const;
 
+  // The shared file pointer's side file: opened on first use; emptied (= 0) by reset_shared_file.
+  Rc open_shared_file();
+  void reset_shared_file();
+
   CommRef comm_;
   std::string path_;
   std::string shared_path_;
+  std::string shared_fallback_;
   int fd_ = -1;
   int shared_fd_ = -1;
   int amode_ = 0;
