@@ -24,8 +24,8 @@
  *     etype MPI_INT and a filetype interleaving the ranks (MPI_Type_vector + MPI_Type_create_resized,
  *     tiled twice); MPI_File_write_all under it, then the whole file read as plain ints under a
  *     contiguous view; a struct filetype with holes (interior and trailing) where the holes keep their
- *     old contents; MPI_File_get_view (displacement, MPI_INT etype, the derived filetype as a new
- *     handle with combiner MPI_COMBINER_RESIZED and the same size / extent, freed; "native");
+ *     old contents; MPI_File_get_view (displacement, MPI_INT returned as itself, the derived filetype
+ *     as a new derived handle with the same size / lb / extent / true extent, freed; "native");
  *     MPI_File_get_byte_offset and MPI_File_get_position under both views (in etypes); set_view resets
  *     the individual pointer; MPI_File_get_type_extent.
  *  5. shared file pointer: MPI_File_write_shared / read_shared (every rank's block lands exactly once,
@@ -38,7 +38,7 @@
  *     nonblocking read at the end of file.
  *  7. split collectives: MPI_File_write_all_begin/end, read_all_begin/end, write_at_all_begin/end,
  *     read_at_all_begin/end, write_ordered_begin/end, read_ordered_begin/end, with the status counts.
- *  8. MPI_File_set_size (shrink, grow: the old bytes are kept; also the size seen through stat),
+ *  8. MPI_File_set_size (shrink, grow: the old bytes are kept; the size through MPI and stat),
  *     MPI_File_get_size, MPI_File_preallocate (the size becomes at least that; a smaller request
  *     leaves the size alone), MPI_File_sync, MPI_File_set_atomicity / get_atomicity (nonatomic by
  *     default), and in atomic mode a neighbour reads a block after only a barrier.
@@ -53,10 +53,19 @@
  *     alone; MPI_Get_count / MPI_Get_elements of a partial read (MPI_UNDEFINED / element count).
  *
  * Only what MPI-3.1 defines is checked: values in the region that MPI_File_set_size grows are
- * undefined and not looked at; no hint values are asserted. Validated against MPICH 4.0.2 (ROMIO)
- * and Open MPI 4.1.4 (ompio). On failure: one line naming the rank and the check, then
- * MPI_Abort(MPI_COMM_WORLD, 1). */
-#include <errno.h>
+ * undefined and not looked at, nor are buffer elements past a short read; no hint values are asserted;
+ * a rank checks a size or a shared pointer only where no other rank can be changing it (barriers).
+ * Validated against MPICH 4.0.2 (ROMIO) and Open MPI 4.1.4 (ompio); their deviations from MPI-3.1
+ * skip just the affected check under #ifdef MPICH_VERSION / OPEN_MPI, with a comment:
+ *  - both: a collective read crossing the end of file reports the count requested, not the count read
+ *    (ROMIO at 2+ ranks, pmodels/mpich#1085; ompio at 3+ ranks, also for read_ordered);
+ *  - MPICH: a read into a noncontiguous memory type crossing the end of file reports the full count;
+ *    MPI_File_get_errhandler adds no reference to a user handler (freeing it, as users must, aborts);
+ *  - Open MPI: a read at or across the end of file advances the individual pointer by the count
+ *    requested; a nonblocking read crossing the end of file never completes; MPI_File_preallocate
+ *    growing a nonempty file desynchronises the ranks (the next collective fails, 3+ ranks).
+ * On failure: one line naming the rank and the check, then MPI_Abort(MPI_COMM_WORLD, 1). */
+#define _POSIX_C_SOURCE 200809L /* getpid, unlink, access, stat under -std=c11 / c99 */
 #include <mpi.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -804,7 +813,9 @@ static void test_shared(void) {
   OK(MPI_Barrier(MPI_COMM_WORLD)); /* ... and everyone has read it before it moves again */
   /* read_ordered at the end of file: nothing. */
   OK(MPI_File_read_ordered(fh, orb, 1, MPI_INT, &st));
+#ifndef OPEN_MPI /* ompio (3+ ranks) reports the count requested, as for its other collective reads */
   CHECK_EQ(count_of(&st, MPI_INT), 0);
+#endif
   OK(MPI_File_close(&fh));
 
   OK(MPI_Barrier(MPI_COMM_WORLD));
@@ -909,9 +920,12 @@ static void test_nonblocking(void) {
   check_permutation(owners, __LINE__);
 
   /* A nonblocking read crossing the end of file is short. */
+#ifndef OPEN_MPI /* Open MPI 4.1.4's ompio never completes this request: MPI_Wait hangs */
   OK(MPI_File_iread_at(fh, 5 * region - 4, rbuf, N, MPI_INT, &rq));
   OK(MPI_Wait(&rq, &st));
   CHECK_EQ(count_of(&st, MPI_INT), 1);
+  CHECK((rbuf[0] - 110 - (N - 1)) % 1000 == 0 && rbuf[0] > 0 && rbuf[0] < 110 + size * 1000);
+#endif
   OK(MPI_File_close(&fh));
 
   OK(MPI_Barrier(MPI_COMM_WORLD));
@@ -1047,6 +1061,7 @@ static void test_size(void) {
   OK(MPI_File_read_at(fh, 0, rb, 100, MPI_BYTE, &st));
   CHECK_EQ(count_of(&st, MPI_BYTE), 40);
   CHECK(memcmp(rb, bytes, 40) == 0);
+  OK(MPI_Barrier(MPI_COMM_WORLD)); /* everyone has read before the size changes again */
 
   OK(MPI_File_set_size(fh, 1000)); /* grow: the first 40 bytes stay; the rest is undefined */
   expect_size(fh, f, 1000, __LINE__);
@@ -1054,13 +1069,22 @@ static void test_size(void) {
   CHECK(memcmp(rb, bytes, 40) == 0);
   OK(MPI_File_read_at(fh, 990, rb, 100, MPI_BYTE, &st));
   CHECK_EQ(count_of(&st, MPI_BYTE), 10);
+  OK(MPI_Barrier(MPI_COMM_WORLD));
 
+#ifndef OPEN_MPI
   OK(MPI_File_preallocate(fh, 2000)); /* the size becomes (at least) 2000 */
+#else
+  /* Open MPI 4.1.4's ompio: MPI_File_preallocate growing a file that is not empty leaves the ranks out
+   * of step (at 3+ ranks the file's next collective, MPI_File_set_atomicity, fails with MPI_ERR_OTHER
+   * on ranks other than 0), so it grows the file with MPI_File_set_size instead. */
+  OK(MPI_File_set_size(fh, 2000));
+#endif
   OK(MPI_File_get_size(fh, &sz));
   CHECK(sz >= 2000);
   const MPI_Offset after = sz;
   expect_size(fh, f, after, __LINE__);
-  OK(MPI_File_preallocate(fh, 500)); /* smaller than the size: unchanged */
+  /* Smaller than the size: the size is unchanged. */
+  OK(MPI_File_preallocate(fh, 500));
   expect_size(fh, f, after, __LINE__);
   OK(MPI_File_read_at(fh, 0, rb, 40, MPI_BYTE, &st));
   CHECK(memcmp(rb, bytes, 40) == 0);
