@@ -87,16 +87,18 @@ Rc spawn(const CommRef& comm, int root, const pmi::SpawnRequest& request, int ro
   // The root's outcome for everyone: error class, the new job's first universe index and size, and the
   // tag its leaders meet with (unique: the root's universe index and how many spawns it made).
   int outcome[4] = {opened.ok() ? MPI_SUCCESS : opened.code(), 0, 0, 0};
+  Rc root_rc;
+  std::string root_reason;
   if (comm->rank() == root && root_error != MPI_SUCCESS) outcome[0] = root_error;
   if (comm->rank() == root && outcome[0] == MPI_SUCCESS) {
     outcome[3] = next_connection_tag(runtime);
     const std::vector<std::pair<std::string, std::string>> preput{
         {kParentKey, encode_parents(outcome[3], runtime.world_rank(), *comm->group())},
         {"fabmpi-parent-provider", runtime.pt2pt().network_provider()}};
-    const Rc rc = runtime.bootstrap().spawn(request, preput, &outcome[1], &outcome[2]);
-    if (!rc.ok()) {
-      std::fprintf(stderr, "fabmpi: rank %d: MPI_Comm_spawn: %s\n", comm->rank(), last_failure_reason().c_str());
-      outcome[0] = rc.code();
+    root_rc = runtime.bootstrap().spawn(request, preput, &outcome[1], &outcome[2]);
+    if (!root_rc.ok()) {
+      root_reason = last_failure_reason();  // the collective steps below may overwrite it
+      outcome[0] = root_rc.code();
     }
   }
   FABMPI_TRY(coll::start_bcast(comm, outcome, 4, builtin_datatype(MPI_INT), root, &r));
@@ -104,7 +106,8 @@ Rc spawn(const CommRef& comm, int root, const pmi::SpawnRequest& request, int ro
   if (!opened.ok()) return opened;
   if (outcome[0] != MPI_SUCCESS) {
     if (comm->rank() == root && root_error != MPI_SUCCESS) return Rc(root_error);  // the binding's reason stands
-    return fail(outcome[0], "the processes could not be started (the root's reason is above)");
+    if (comm->rank() == root && !root_rc.ok()) return fail(outcome[0], "%s", root_reason.c_str());
+    return fail(outcome[0], "the root (rank %d) could not start the processes", root);
   }
   const int base = outcome[1], size = outcome[2], tag = outcome[3];
   std::vector<int> children(static_cast<std::size_t>(size));

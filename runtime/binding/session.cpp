@@ -291,8 +291,7 @@ int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, M
 #pragma weak MPI_Session_create_errhandler = PMPI_Session_create_errhandler
 int PMPI_Session_create_errhandler(MPI_Session_errhandler_function* fn, MPI_Errhandler* errhandler) {
   ApiCall call("MPI_Session_create_errhandler");
-  return call.finish([&]() -> Rc {
-    FABMPI_TRY(call.require_initialized());
+  return call.finish([&]() -> Rc {  // may come before MPI_Session_init (MPI-4.0 11.2.1)
     auto eh = std::make_shared<Errhandler>();
     eh->session_fn = fn;
     return publish_user_errhandler(reinterpret_cast<const void*>(fn), std::move(eh), errhandler);

@@ -1,7 +1,8 @@
 /* MPI-4.0 sessions (11.3): a session before MPI_Init (MPI_Initialized stays false), its process sets
  * and their info, groups from them, MPI_Comm_create_from_group (used for an allreduce and compared with
  * MPI_COMM_WORLD), MPI_Intercomm_create_from_groups between the even and odd ranks, session error
- * handlers (MPI_ERRORS_RETURN, a user handler through MPI_Session_call_errhandler), then MPI_Init and
+ * handlers (MPI_ERRORS_RETURN, a user handler made before initialization and one through
+ * MPI_Session_call_errhandler), then MPI_Init and
  * MPI_Finalize while the session is open: the session keeps working until its MPI_Session_finalize.
  * With the argument "only" the program never calls MPI_Init (a sessions-only process must still leave
  * the job cleanly). */
@@ -136,10 +137,17 @@ int main(int argc, char** argv) {
   int flag = 1;
   MPI_Session s;
   MPI_Info info;
+  MPI_Errhandler early; /* MPI-4.0 11.2.1: session error handlers may be made before any initialization */
+  MPI_Session_create_errhandler(session_handler, &early);
   MPI_Info_create(&info);
   MPI_Info_set(info, "thread_level", "MPI_THREAD_SINGLE");
-  MPI_Session_init(info, MPI_ERRORS_ARE_FATAL, &s);
+  MPI_Session_init(info, early, &s);
   MPI_Info_free(&info);
+  handler_calls = 0;
+  MPI_Session_call_errhandler(s, MPI_ERR_ARG);
+  CHECK(handler_calls == 1 && handler_code == MPI_ERR_ARG);
+  MPI_Session_set_errhandler(s, MPI_ERRORS_ARE_FATAL);
+  MPI_Errhandler_free(&early);
   MPI_Initialized(&flag);
   CHECK(!flag);
   MPI_Info used;
