@@ -425,6 +425,9 @@ FABMPI_PUBLIC int MPI_Info_dup(MPI_Info info, MPI_Info *newinfo);
 FABMPI_PUBLIC int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo);
 FABMPI_PUBLIC int MPI_Info_free(MPI_Info *info);
 FABMPI_PUBLIC int PMPI_Info_free(MPI_Info *info);
+/* MPI-4.0 11.4: how this process was started (command, argv, maxprocs, host, wdir, thread_level). */
+FABMPI_PUBLIC int MPI_Info_create_env(int argc, char *argv[], MPI_Info *info);
+FABMPI_PUBLIC int PMPI_Info_create_env(int argc, char *argv[], MPI_Info *info);
 
 /* ---- handle conversion (identity under this ABI) */
 #define MPI_Comm_c2f(h)       ((MPI_Fint)(h))

@@ -1,6 +1,10 @@
 // MPI_Info objects. MPI-4.0 (11.2.1) lets programs use them before MPI is initialized (to pass to
 // MPI_Session_init) and after it is finalized, so nothing here needs the runtime.
+#include <unistd.h>
+
+#include <algorithm>
 #include <cstring>
+#include <string>
 
 #include "runtime/binding/library.hpp"
 
@@ -28,6 +32,35 @@ int PMPI_Info_create(MPI_Info* info) {
     FABMPI_TRY(check_out_ptr(info, "info"));
     auto obj = std::make_shared<Info>();
     obj->handle = library().infos.insert(obj);
+    *info = obj->handle;
+    return Rc();
+  }());
+}
+
+#pragma weak MPI_Info_create_env = PMPI_Info_create_env
+int PMPI_Info_create_env(int argc, char* argv[], MPI_Info* info) {
+  ApiCall call("MPI_Info_create_env");
+  return call.finish([&]() -> Rc {
+    FABMPI_TRY(check_out_ptr(info, "info"));
+    if (argc < 0) return fail(MPI_ERR_ARG, "negative argc %d", argc);
+    if (argc > 0 && argv == nullptr) return fail(MPI_ERR_ARG, "NULL argv with argc %d", argc);
+    auto obj = std::make_shared<Info>();
+    // MPI-4.0 11.4: the keys MPI_Comm_spawn takes, as they describe this process (those it knows).
+    if (argc > 0 && argv[0]) obj->set("command", argv[0]);
+    std::string args;
+    for (int i = 1; i < argc && argv[i]; ++i) args += (i > 1 ? " " : "") + std::string(argv[i]);
+    if (argc > 1) obj->set("argv", args);
+    Library& lib = library();
+    if (lib.state == LibraryState::initialized) {
+      obj->set("maxprocs", std::to_string(lib.runtime->world_size()));
+      obj->set("host", lib.runtime->processor_name());
+      static const char* const kLevels[] = {"MPI_THREAD_SINGLE", "MPI_THREAD_FUNNELED", "MPI_THREAD_SERIALIZED",
+                                            "MPI_THREAD_MULTIPLE"};
+      obj->set("thread_level", kLevels[std::clamp(lib.runtime->thread_level(), 0, 3)]);
+    }
+    char cwd[4096];
+    if (::getcwd(cwd, sizeof cwd)) obj->set("wdir", cwd);
+    obj->handle = lib.infos.insert(obj);
     *info = obj->handle;
     return Rc();
   }());

@@ -1,5 +1,8 @@
 /* Generalized requests, MPI_Aint_add/diff, MPI_Comm_remote_size/group, MPI_Intercomm_merge,
- * MPI_Pcontrol, MPI_Comm_get_parent and the MPI-1 attribute names. */
+ * MPI_Pcontrol, MPI_Comm_get_parent, the MPI-1 attribute names and MPI_Info_create_env. */
+#include <stdlib.h>
+#include <string.h>
+
 #include "../comm/check.h"
 
 struct greq_state {
@@ -138,10 +141,28 @@ static void check_legacy(void) {
   MPI_OK(MPI_Keyval_free(&keyval));
 }
 
+/* MPI-4.0 11.4: the keys it sets describe this process (an implementation may leave any out, but what
+ * it sets must be right). */
+static void check_info_env(int argc, char** argv) {
+  MPI_Info env;
+  char value[MPI_MAX_INFO_VAL + 1];
+  int flag = 0, size = 0;
+  MPI_OK(MPI_Info_create_env(argc, argv, &env));
+  MPI_OK(MPI_Info_get(env, "command", MPI_MAX_INFO_VAL, value, &flag));
+  if (flag) CHECK(strcmp(value, argv[0]) == 0);
+  MPI_OK(MPI_Info_get(env, "maxprocs", MPI_MAX_INFO_VAL, value, &flag));
+  MPI_OK(MPI_Comm_size(MPI_COMM_WORLD, &size));
+  if (flag) CHECK(atoi(value) == size);
+  MPI_OK(MPI_Info_free(&env));
+  MPI_OK(MPI_Info_create_env(0, NULL, &env));
+  MPI_OK(MPI_Info_free(&env));
+}
+
 int main(int argc, char** argv) {
   MPI_OK(MPI_Init(&argc, &argv));
   MPI_OK(MPI_Comm_rank(MPI_COMM_WORLD, &g_world_rank));
   check_grequest();
   check_legacy();
+  check_info_env(argc, argv);
   return finish_test("misc");
 }
