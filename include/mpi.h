@@ -61,6 +61,7 @@ typedef struct MPI_Status {
 #define MPI_MESSAGE_NULL    ((MPI_Message)0x2c000000)
 #define MPI_MESSAGE_NO_PROC ((MPI_Message)0x6c000000)
 #define MPI_INFO_NULL       ((MPI_Info)0x1c000000)
+#define MPI_INFO_ENV        ((MPI_Info)0x5c000001)  /* how the process was started (MPI-3.1 10.3.2) */
 #define MPI_WIN_NULL        ((MPI_Win)0x20000000)
 
 /* ---------------------------------------------------------------- communicators and groups */

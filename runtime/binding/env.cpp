@@ -3,6 +3,8 @@
 
 #include <cstdio>
 #include <cstring>
+#include <string>
+#include <vector>
 
 #include "runtime/binding/library.hpp"
 
@@ -34,6 +36,23 @@ Rc start_runtime(int required, std::unique_ptr<Bootstrap> bootstrap) {
   lib.errhandlers.add_predefined(MPI_ERRORS_ABORT, predefined_errhandler(Errhandler::Kind::errors_abort));
   lib.groups.add_predefined(MPI_GROUP_EMPTY, std::make_shared<const Group>());
   lib.state = LibraryState::initialized;
+  // MPI_INFO_ENV: the command line from /proc (MPI_Init's argc/argv may be NULL).
+  std::vector<std::string> args;
+  if (std::FILE* cmdline = std::fopen("/proc/self/cmdline", "rb")) {
+    std::string arg;
+    for (int c; (c = std::fgetc(cmdline)) != EOF;) {
+      if (c == '\0') {
+        args.push_back(arg);
+        arg.clear();
+      } else {
+        arg += static_cast<char>(c);
+      }
+    }
+    std::fclose(cmdline);
+  }
+  auto env = environment_info(args);
+  env->handle = MPI_INFO_ENV;
+  lib.infos.add_predefined(MPI_INFO_ENV, std::move(env));
   return connect_to_parents();  // a spawned job's intercommunicator to its parents
 }
 

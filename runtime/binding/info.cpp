@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "runtime/binding/library.hpp"
 
@@ -22,6 +23,31 @@ Rc check_key(const char* key) {
 }
 
 }  // namespace
+
+namespace fabmpi::binding {
+
+// MPI-4.0 11.4 / MPI-3.1 10.3.2: the keys MPI_Comm_spawn takes, as they describe this process (those it
+// knows: command, argv, maxprocs, host, wdir, thread_level).
+std::shared_ptr<Info> environment_info(const std::vector<std::string>& args) {
+  auto obj = std::make_shared<Info>();
+  if (!args.empty()) obj->set("command", args[0]);
+  std::string joined;
+  for (std::size_t i = 1; i < args.size(); ++i) joined += (i > 1 ? " " : "") + args[i];
+  if (args.size() > 1) obj->set("argv", joined);
+  Library& lib = library();
+  if (lib.state == LibraryState::initialized) {
+    obj->set("maxprocs", std::to_string(lib.runtime->world_size()));
+    obj->set("host", lib.runtime->processor_name());
+    static const char* const kLevels[] = {"MPI_THREAD_SINGLE", "MPI_THREAD_FUNNELED", "MPI_THREAD_SERIALIZED",
+                                          "MPI_THREAD_MULTIPLE"};
+    obj->set("thread_level", kLevels[std::clamp(lib.runtime->thread_level(), 0, 3)]);
+  }
+  char cwd[4096];
+  if (::getcwd(cwd, sizeof cwd)) obj->set("wdir", cwd);
+  return obj;
+}
+
+}  // namespace fabmpi::binding
 
 extern "C" {
 
@@ -44,23 +70,10 @@ int PMPI_Info_create_env(int argc, char* argv[], MPI_Info* info) {
     FABMPI_TRY(check_out_ptr(info, "info"));
     if (argc < 0) return fail(MPI_ERR_ARG, "negative argc %d", argc);
     if (argc > 0 && argv == nullptr) return fail(MPI_ERR_ARG, "NULL argv with argc %d", argc);
-    auto obj = std::make_shared<Info>();
-    // MPI-4.0 11.4: the keys MPI_Comm_spawn takes, as they describe this process (those it knows).
-    if (argc > 0 && argv[0]) obj->set("command", argv[0]);
-    std::string args;
-    for (int i = 1; i < argc && argv[i]; ++i) args += (i > 1 ? " " : "") + std::string(argv[i]);
-    if (argc > 1) obj->set("argv", args);
-    Library& lib = library();
-    if (lib.state == LibraryState::initialized) {
-      obj->set("maxprocs", std::to_string(lib.runtime->world_size()));
-      obj->set("host", lib.runtime->processor_name());
-      static const char* const kLevels[] = {"MPI_THREAD_SINGLE", "MPI_THREAD_FUNNELED", "MPI_THREAD_SERIALIZED",
-                                            "MPI_THREAD_MULTIPLE"};
-      obj->set("thread_level", kLevels[std::clamp(lib.runtime->thread_level(), 0, 3)]);
-    }
-    char cwd[4096];
-    if (::getcwd(cwd, sizeof cwd)) obj->set("wdir", cwd);
-    obj->handle = lib.infos.insert(obj);
+    std::vector<std::string> args;
+    for (int i = 0; i < argc && argv[i]; ++i) args.emplace_back(argv[i]);
+    auto obj = environment_info(args);
+    obj->handle = library().infos.insert(obj);
     *info = obj->handle;
     return Rc();
   }());

@@ -184,6 +184,8 @@ Rc to_datatype(MPI_Datatype handle, DatatypeRef* out, bool require_committed = t
 Rc to_op(MPI_Op handle, OpRef* out);
 Rc to_group(MPI_Group handle, GroupRef* out);
 Rc to_info(MPI_Info handle, InfoRef* out);
+// MPI_INFO_ENV's and MPI_Info_create_env's contents for a process started with `args` (info.cpp).
+std::shared_ptr<Info> environment_info(const std::vector<std::string>& args);
 // An info argument that may be MPI_INFO_NULL (then *out, if given, stays null).
 Rc optional_info(MPI_Info handle, InfoRef* out = nullptr);
 Rc to_errhandler(MPI_Errhandler handle, ErrhandlerRef* out);

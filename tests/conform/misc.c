@@ -1,5 +1,5 @@
 /* Generalized requests, MPI_Aint_add/diff, MPI_Comm_remote_size/group, MPI_Intercomm_merge,
- * MPI_Pcontrol, MPI_Comm_get_parent, the MPI-1 attribute names and MPI_Info_create_env. */
+ * MPI_Pcontrol, MPI_Comm_get_parent, the MPI-1 attribute names, MPI_Info_create_env and MPI_INFO_ENV. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -156,6 +156,11 @@ static void check_info_env(int argc, char** argv) {
   MPI_OK(MPI_Info_free(&env));
   MPI_OK(MPI_Info_create_env(0, NULL, &env));
   MPI_OK(MPI_Info_free(&env));
+  /* The predefined MPI_INFO_ENV describes the same process. */
+  MPI_OK(MPI_Info_get(MPI_INFO_ENV, "command", MPI_MAX_INFO_VAL, value, &flag));
+  if (flag) CHECK(strcmp(value, argv[0]) == 0);
+  MPI_OK(MPI_Info_get(MPI_INFO_ENV, "maxprocs", MPI_MAX_INFO_VAL, value, &flag));
+  if (flag) CHECK(atoi(value) == size);
 }
 
 int main(int argc, char** argv) {
