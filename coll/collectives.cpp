@@ -371,4 +371,31 @@ Rc start_alltoall(Collective kind, const CommRef& comm, const void* sendbuf, con
   return start(request, make_key(kind, *comm, key_bytes, nullptr, in_place), a, out);
 }
 
+namespace {
+Rc wait_internal(const CommRef& comm, const RequestRef& request, const char* what) {
+  comm->runtime().wait(*request);
+  if (request->error != MPI_SUCCESS) return fail(request->error, "%s failed (error class %d)", what, request->error);
+  return Rc();
+}
+}  // namespace
+
+Rc run_barrier(const CommRef& comm, const char* what) {
+  RequestRef r;
+  FABMPI_TRY(start_barrier(comm, &r));
+  return wait_internal(comm, r, what);
+}
+
+Rc run_bcast(const CommRef& comm, void* buf, int count, const DatatypeRef& type, int root, const char* what) {
+  RequestRef r;
+  FABMPI_TRY(start_bcast(comm, buf, count, type, root, &r));
+  return wait_internal(comm, r, what);
+}
+
+Rc run_reduction(Collective kind, const CommRef& comm, const void* sendbuf, void* recvbuf, int count,
+                 const DatatypeRef& type, const OpRef& op, const char* what) {
+  RequestRef r;
+  FABMPI_TRY(start_reduction(kind, comm, sendbuf, recvbuf, count, type, op, 0, &r));
+  return wait_internal(comm, r, what);
+}
+
 }  // namespace fabmpi::coll

@@ -66,4 +66,11 @@ Rc start_inter_reduction(Collective kind, const CommRef& comm, const void* sendb
 Rc start_inter_reduce_scatter(Collective kind, const CommRef& comm, const void* sendbuf, void* recvbuf,
                               Counts recvcounts, const DatatypeRef& type, const OpRef& op, RequestRef* out);
 
+// Blocking forms for the library's own collective steps (dynamic processes, MPI-IO): start, then wait; a
+// failure names `what`. reduction: kind allreduce, exscan or scan (no root).
+Rc run_barrier(const CommRef& comm, const char* what);
+Rc run_bcast(const CommRef& comm, void* buf, int count, const DatatypeRef& type, int root, const char* what);
+Rc run_reduction(Collective kind, const CommRef& comm, const void* sendbuf, void* recvbuf, int count,
+                 const DatatypeRef& type, const OpRef& op, const char* what);
+
 }  // namespace fabmpi::coll

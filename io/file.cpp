@@ -42,31 +42,17 @@ Rc io_error(int err, const char* what, const std::string& path) {
   return fail(error_class_of(err), "%s '%s': %s", what, path.c_str(), std::strerror(err));
 }
 
-Rc wait_ok(Runtime& runtime, const RequestRef& r) {
-  runtime.wait(*r);
-  if (r->error != MPI_SUCCESS) return fail(r->error, "a collective step of MPI-IO failed");
-  return Rc();
-}
-
-Rc barrier(const CommRef& comm) {
-  RequestRef r;
-  FABMPI_TRY(coll::start_barrier(comm, &r));
-  return wait_ok(comm->runtime(), r);
-}
+Rc barrier(const CommRef& comm) { return coll::run_barrier(comm, "MPI-IO's barrier"); }
 
 Rc bcast(const CommRef& comm, long long* values, int count, int root) {
-  RequestRef r;
-  FABMPI_TRY(coll::start_bcast(comm, values, count, builtin_datatype(MPI_LONG_LONG), root, &r));
-  return wait_ok(comm->runtime(), r);
+  return coll::run_bcast(comm, values, count, builtin_datatype(MPI_LONG_LONG), root, "MPI-IO's broadcast");
 }
 
 // The largest error class over the communicator (0 when every process succeeded).
 Rc agree_on_error(const CommRef& comm, int mine, int* worst) {
   static const OpRef max = builtin_op(MPI_MAX);
-  RequestRef r;
-  FABMPI_TRY(coll::start_reduction(coll::Collective::allreduce, comm, &mine, worst, 1, builtin_datatype(MPI_INT), max,
-                                   0, &r));
-  return wait_ok(comm->runtime(), r);
+  return coll::run_reduction(coll::Collective::allreduce, comm, &mine, worst, 1, builtin_datatype(MPI_INT), max,
+                             "MPI-IO's agreement on errors");
 }
 
 }  // namespace
@@ -330,12 +316,9 @@ Rc File::ordered(bool write, void* buf, int count, const Datatype& type, std::si
   long long before = 0, total = 0;
   static const OpRef sum = builtin_op(MPI_SUM);
   const DatatypeRef ll = builtin_datatype(MPI_LONG_LONG);
-  RequestRef r;
-  FABMPI_TRY(coll::start_reduction(coll::Collective::exscan, comm_, &mine, &before, 1, ll, sum, 0, &r));
-  FABMPI_TRY(wait_ok(comm_->runtime(), r));
+  FABMPI_TRY(coll::run_reduction(coll::Collective::exscan, comm_, &mine, &before, 1, ll, sum, "an ordered access"));
   if (comm_->rank() == 0) before = 0;  // exscan leaves rank 0's result undefined
-  FABMPI_TRY(coll::start_reduction(coll::Collective::allreduce, comm_, &mine, &total, 1, ll, sum, 0, &r));
-  FABMPI_TRY(wait_ok(comm_->runtime(), r));
+  FABMPI_TRY(coll::run_reduction(coll::Collective::allreduce, comm_, &mine, &total, 1, ll, sum, "an ordered access"));
   long long base[1] = {0};
   if (comm_->rank() == 0) {
     MPI_Offset old = 0;

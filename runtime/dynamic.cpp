@@ -68,7 +68,7 @@ int next_connection_tag(Runtime& runtime) {
 
 Rc wait_ok(Runtime& runtime, const RequestRef& request) {
   runtime.wait(*request);
-  if (request->error != MPI_SUCCESS) return fail(request->error, "MPI_Comm_spawn: a collective step failed");
+  if (request->error != MPI_SUCCESS) return fail(request->error, "a connection request failed");
   return Rc();
 }
 
@@ -81,9 +81,7 @@ Rc spawn(const CommRef& comm, int root, const pmi::SpawnRequest& request, int ro
   *spawned = 0;
   // Every parent's network address is published before any child can look it up.
   const Rc opened = runtime.pt2pt().open_network();
-  RequestRef r;
-  FABMPI_TRY(coll::start_barrier(comm, &r));
-  FABMPI_TRY(wait_ok(runtime, r));
+  FABMPI_TRY(coll::run_barrier(comm, "MPI_Comm_spawn's barrier"));
   // The root's outcome for everyone: error class, the new job's first universe index and size, and the
   // tag its leaders meet with (unique: the root's universe index and how many spawns it made).
   int outcome[4] = {opened.ok() ? MPI_SUCCESS : opened.code(), 0, 0, 0};
@@ -101,8 +99,7 @@ Rc spawn(const CommRef& comm, int root, const pmi::SpawnRequest& request, int ro
       outcome[0] = root_rc.code();
     }
   }
-  FABMPI_TRY(coll::start_bcast(comm, outcome, 4, builtin_datatype(MPI_INT), root, &r));
-  FABMPI_TRY(wait_ok(runtime, r));
+  FABMPI_TRY(coll::run_bcast(comm, outcome, 4, builtin_datatype(MPI_INT), root, "MPI_Comm_spawn's broadcast"));
   if (!opened.ok()) return opened;
   if (outcome[0] != MPI_SUCCESS) {
     if (comm->rank() == root && root_error != MPI_SUCCESS) return Rc(root_error);  // the binding's reason stands
@@ -171,9 +168,7 @@ bool parse_port(const std::string& name, int* world, int* number) {
 
 // The root's outcome for every process of `comm`: [error class, tag].
 Rc share_outcome(const CommRef& comm, int root, int outcome[2]) {
-  RequestRef r;
-  FABMPI_TRY(coll::start_bcast(comm, outcome, 2, builtin_datatype(MPI_INT), root, &r));
-  return wait_ok(comm->runtime(), r);
+  return coll::run_bcast(comm, outcome, 2, builtin_datatype(MPI_INT), root, "sharing the root's outcome");
 }
 
 }  // namespace

@@ -26,6 +26,21 @@ Rc check_key(const char* key) {
 
 namespace fabmpi::binding {
 
+namespace {
+constexpr const char* kThreadLevels[] = {"MPI_THREAD_SINGLE", "MPI_THREAD_FUNNELED", "MPI_THREAD_SERIALIZED",
+                                         "MPI_THREAD_MULTIPLE"};
+}  // namespace
+
+const char* thread_level_name(int level) {
+  return kThreadLevels[std::clamp(level, MPI_THREAD_SINGLE, MPI_THREAD_MULTIPLE)];
+}
+
+int thread_level_from_name(const std::string& name) {
+  for (int level = MPI_THREAD_SINGLE; level <= MPI_THREAD_MULTIPLE; ++level)
+    if (name == kThreadLevels[level]) return level;
+  return MPI_THREAD_SINGLE;
+}
+
 // MPI-4.0 11.4 / MPI-3.1 10.3.2: the keys MPI_Comm_spawn takes, as they describe this process (those it
 // knows: command, argv, maxprocs, host, wdir, thread_level).
 std::shared_ptr<Info> environment_info(const std::vector<std::string>& args) {
@@ -38,9 +53,7 @@ std::shared_ptr<Info> environment_info(const std::vector<std::string>& args) {
   if (lib.state == LibraryState::initialized) {
     obj->set("maxprocs", std::to_string(lib.runtime->world_size()));
     obj->set("host", lib.runtime->processor_name());
-    static const char* const kLevels[] = {"MPI_THREAD_SINGLE", "MPI_THREAD_FUNNELED", "MPI_THREAD_SERIALIZED",
-                                          "MPI_THREAD_MULTIPLE"};
-    obj->set("thread_level", kLevels[std::clamp(lib.runtime->thread_level(), 0, 3)]);
+    obj->set("thread_level", thread_level_name(lib.runtime->thread_level()));
   }
   char cwd[4096];
   if (::getcwd(cwd, sizeof cwd)) obj->set("wdir", cwd);

@@ -184,6 +184,9 @@ Rc to_datatype(MPI_Datatype handle, DatatypeRef* out, bool require_committed = t
 Rc to_op(MPI_Op handle, OpRef* out);
 Rc to_group(MPI_Group handle, GroupRef* out);
 Rc to_info(MPI_Info handle, InfoRef* out);
+// The info value of a thread level ("MPI_THREAD_MULTIPLE"...) and back (unknown names: single).
+const char* thread_level_name(int level);
+int thread_level_from_name(const std::string& name);
 // MPI_INFO_ENV's and MPI_Info_create_env's contents for a process started with `args` (info.cpp).
 std::shared_ptr<Info> environment_info(const std::vector<std::string>& args);
 // An info argument that may be MPI_INFO_NULL (then *out, if given, stays null).

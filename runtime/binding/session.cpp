@@ -42,20 +42,7 @@ Rc errhandler_arg(MPI_Errhandler handle, ErrhandlerRef* out) {
 
 int thread_level_of(const Info* info) {
   const std::string* level = info ? info->get("thread_level") : nullptr;
-  if (!level) return MPI_THREAD_SINGLE;
-  if (*level == "MPI_THREAD_MULTIPLE") return MPI_THREAD_MULTIPLE;
-  if (*level == "MPI_THREAD_SERIALIZED") return MPI_THREAD_SERIALIZED;
-  if (*level == "MPI_THREAD_FUNNELED") return MPI_THREAD_FUNNELED;
-  return MPI_THREAD_SINGLE;
-}
-
-const char* thread_level_name(int level) {
-  switch (level) {
-    case MPI_THREAD_MULTIPLE: return "MPI_THREAD_MULTIPLE";
-    case MPI_THREAD_SERIALIZED: return "MPI_THREAD_SERIALIZED";
-    case MPI_THREAD_FUNNELED: return "MPI_THREAD_FUNNELED";
-    default: return "MPI_THREAD_SINGLE";
-  }
+  return level ? thread_level_from_name(*level) : MPI_THREAD_SINGLE;
 }
 
 Rc pset_group(const char* name, GroupRef* out) {
