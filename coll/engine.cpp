@@ -238,8 +238,7 @@ void Engine::describe_waiting(std::vector<std::string>* lines) const {
   }
 }
 
-int Engine::progress() {
-  if (progressing_ || active_.empty()) return 0;  // re-entered from below a schedule: nothing to do
+int Engine::progress_active() {
   progressing_ = true;
   int events = 0;
   // Index loop: finishing a collective may not start another, but keep it robust anyway.

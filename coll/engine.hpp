@@ -48,7 +48,11 @@ class Engine final : public ProgressSource {
   // Fails with a message naming the valid choices when one is unknown.
   static Rc create(Runtime& runtime, std::unique_ptr<Engine>* out);
 
-  int progress() override;
+  // Inline test first: every wait of a point-to-point call passes here with no collective in flight.
+  int progress() override {
+    if (progressing_ || active_.empty()) return 0;  // re-entered from below a schedule: nothing to do
+    return progress_active();
+  }
   // Every collective in flight: which, which algorithm, on which communicator.
   void describe_waiting(std::vector<std::string>* lines) const override;
 
@@ -90,6 +94,8 @@ class Engine final : public ProgressSource {
   static constexpr std::size_t kDecisionCacheWays = 4;
   std::array<std::array<CachedDecision, kDecisionCacheWays>, kCollectiveCount> decisions_{};
   std::array<std::size_t, kCollectiveCount> next_way_{};
+  int progress_active();
+
   std::vector<std::shared_ptr<CollRequest>> active_;
   bool progressing_ = false;
 };

@@ -43,6 +43,8 @@ std::size_t element_type_extent(ElementType e) noexcept {
 bool is_pair_element(ElementType e) noexcept { return e >= ElementType::float_int; }
 
 // ---------------------------------------------------------------- predefined types
+std::array<const Datatype*, 256> detail::predefined_by_low_byte{};
+
 struct BuiltinTable {
   // 0x4c00xxxx handles, indexed by the low byte; the pair types 0x8c00000x separately.
   std::array<std::shared_ptr<Datatype>, 256> by_low_byte;
@@ -106,8 +108,10 @@ struct BuiltinTable {
     const auto h = static_cast<unsigned>(t->handle);
     if ((h & 0xff000000u) == 0x8c000000u)
       pairs[h & 0xffu] = std::move(t);
-    else
+    else {
+      detail::predefined_by_low_byte[h & 0xffu] = t.get();
       by_low_byte[h & 0xffu] = std::move(t);
+    }
   }
 
   BuiltinTable() {
@@ -171,6 +175,11 @@ struct BuiltinTable {
     return *table;
   }
 };
+
+namespace {
+// Built at library load, so predefined_datatype() finds them from the first MPI call on.
+[[maybe_unused]] const bool predefined_types_built = (BuiltinTable::get(), true);
+}  // namespace
 
 DatatypeRef builtin_datatype(MPI_Datatype handle) noexcept {
   const BuiltinTable& table = BuiltinTable::get();

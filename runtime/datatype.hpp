@@ -20,6 +20,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <array>
 #include <memory>
 #include <span>
 #include <string>
@@ -141,6 +142,22 @@ class Datatype {
 
 // The predefined datatype for an MPICH-ABI handle value, or nullptr when the handle is not predefined.
 DatatypeRef builtin_datatype(MPI_Datatype handle) noexcept;
+
+namespace detail {
+// The predefined types with 0x4c00xxyy handles by low byte, filled when they are built (at library
+// load, or by the first builtin_datatype() call if that comes earlier).
+extern std::array<const Datatype*, 256> predefined_by_low_byte;
+}  // namespace detail
+
+// The same lookup inline, for the conversions on every send and receive: nullptr for what it does not
+// know (the pair types such as MPI_FLOAT_INT, derived types, tables not built yet), which then go
+// through builtin_datatype() and the handle table.
+inline const Datatype* predefined_datatype(MPI_Datatype handle) noexcept {
+  const auto h = static_cast<unsigned>(handle);
+  if ((h & 0xffff0000u) != 0x4c000000u) return nullptr;
+  const Datatype* type = detail::predefined_by_low_byte[h & 0xffu];
+  return type && type->handle == handle ? type : nullptr;
+}
 
 // ---- constructors (the core of MPI_Type_*; arguments are assumed checked by the caller).
 // All return uncommitted types; `stride`/`displs` in elements of `old` unless the name says h (bytes).

@@ -159,6 +159,15 @@ int Runtime::progress() {
   return events;
 }
 
+int Runtime::progress_toward(const Request& request) {
+  int events = 0;
+  for (std::size_t i = 0; i < progress_sources_.size(); ++i) {
+    events += progress_sources_[i]->progress();
+    if (events > 0 && request.is_complete()) break;
+  }
+  return events;
+}
+
 void Runtime::add_progress_source(ProgressSource* source) { progress_sources_.push_back(source); }
 
 void Runtime::remove_progress_source(ProgressSource* source) {
@@ -346,11 +355,11 @@ bool Runtime::wait_for(Request& request, double timeout_seconds) {
   // few polls, and it would delay noticing an arrival).
   for (int pass = 0; pass < kPassesBeforeIdleSpin && !oversubscribed_; ++pass) {
     if (request.is_complete()) return true;
-    progress();
+    progress_toward(request);
   }
   IdleSpin spin(*this);
   while (!request.is_complete()) {
-    if (progress() > 0) {
+    if (progress_toward(request) > 0) {
       spin.reset();
       continue;
     }

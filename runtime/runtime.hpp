@@ -103,6 +103,9 @@ class Runtime {
 
   // One pass over every progress source.
   int progress();
+  // The same, ending early once `request` is complete: its waiter returns next, and the rest of the
+  // pass would only delay that (a ping-pong's reply is on this path).
+  int progress_toward(const Request& request);
   // Progresses until the request completes, spinning briefly and then yielding the core.
   void wait(Request& request);
   // Same, but gives up after `timeout_seconds` (for the torch backend); returns false on timeout.

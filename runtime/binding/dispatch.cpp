@@ -89,9 +89,7 @@ int rank_before_init() {
 
 }  // namespace
 
-int ApiCall::finish(Rc rc) {
-  if (rc.ok()) return MPI_SUCCESS;
-  int code = rc.code();
+int ApiCall::dispatch_failure(int code) {
   Library& lib = library();
   if (lib.state != LibraryState::initialized) abort_job(rank_before_init(), name_, code, last_failure_reason());
   const Comm* target = error_comm_ ? error_comm_ : lib.runtime->world().get();
@@ -129,7 +127,7 @@ int ApiCall::finish(Rc rc) {
   return code;
 }
 
-Rc to_datatype(MPI_Datatype handle, DatatypeRef* out, bool require_committed) {
+Rc to_derived_datatype(MPI_Datatype handle, DatatypeRef* out, bool require_committed) {
   if (handle == MPI_DATATYPE_NULL) return fail(MPI_ERR_TYPE, "MPI_DATATYPE_NULL is not a valid datatype");
   if (DatatypeRef builtin = builtin_datatype(handle)) {
     *out = std::move(builtin);

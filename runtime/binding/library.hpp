@@ -70,12 +70,12 @@ struct Library {
 };
 
 // The one instance (the C API is process-wide by definition). Inline: every call starts here.
-inline Library& library() {
+[[gnu::always_inline]] inline Library& library() {
   // Deliberately leaked: user code may call MPI_Finalized from atexit handlers and static destructors.
   static Library* instance = new Library();
   return *instance;
 }
-inline Runtime& runtime() { return *library().runtime; }
+[[gnu::always_inline]] inline Runtime& runtime() { return *library().runtime; }
 
 // Every binding opens with an ApiCall: it takes the API lock under MPI_THREAD_MULTIPLE, and its
 // finish() turns an Rc into the return value through the error handler of the communicator involved.
@@ -85,14 +85,14 @@ class ApiCall {
   // The guard, the checks and the conversions below are inline with their failures out of line: a
   // blocking send's whole binding layer is on the latency path (measured: 100 instructions more in
   // MPI_Send cost a 0-byte ping-pong ~10 ns).
-  explicit ApiCall(const char* name) : name_(name) {
+  [[gnu::always_inline]] explicit ApiCall(const char* name) : name_(name) {
     Library& lib = library();
     outer_call_ = lib.current_call.load(std::memory_order_relaxed);
     lib.current_call.store(name, std::memory_order_relaxed);
     if (lib.trace) [[unlikely]] start_ns_ = CallTrace::now_ns();
     if (lib.state == LibraryState::initialized && lib.runtime->needs_api_lock()) lock();
   }
-  ~ApiCall() {
+  [[gnu::always_inline]] ~ApiCall() {
     if (start_ns_) [[unlikely]]  // under the lock
       library().trace->record(name_, start_ns_, CallTrace::now_ns(), trace_args_);
     if (locked_) unlock();
@@ -141,7 +141,10 @@ class ApiCall {
     error_comm_ = comm.get();
   }
   // Dispatches a failure to the error handler; returns the value the C function returns.
-  int finish(Rc rc);
+  [[gnu::always_inline]] int finish(Rc rc) {
+    if (rc.ok()) [[likely]] return MPI_SUCCESS;
+    return dispatch_failure(rc.code());
+  }
   const char* name() const noexcept { return name_; }
   // For FABMPI_TRACE's timeline: the message this point-to-point call sends or receives (peer: a rank
   // of `comm`, or MPI_ANY_SOURCE / MPI_PROC_NULL; MPI_Sendrecv keeps its send side, the first given).
@@ -158,6 +161,7 @@ class ApiCall {
  private:
   void lock();
   void unlock();
+  int dispatch_failure(int code);
   Rc not_initialized() const;
   // The communicator behind a handle (initialized library, valid handle), in the table or the world.
   Rc find_comm(MPI_Comm handle, const CommRef** found) const;
@@ -180,7 +184,15 @@ class ApiCall {
 };
 
 // ---- handle conversion (each fails with the matching MPI error class and a reason)
-Rc to_datatype(MPI_Datatype handle, DatatypeRef* out, bool require_committed = true);
+// Predefined types inline (every send and receive converts one); the rest looks in the handle table.
+Rc to_derived_datatype(MPI_Datatype handle, DatatypeRef* out, bool require_committed);
+[[gnu::always_inline]] inline Rc to_datatype(MPI_Datatype handle, DatatypeRef* out, bool require_committed = true) {
+  if (const Datatype* predefined = predefined_datatype(handle)) [[likely]] {
+    *out = DatatypeRef(DatatypeRef(), predefined);  // owns nothing: predefined types are never freed
+    return Rc();
+  }
+  return to_derived_datatype(handle, out, require_committed);
+}
 Rc to_op(MPI_Op handle, OpRef* out);
 Rc to_group(MPI_Group handle, GroupRef* out);
 Rc to_info(MPI_Info handle, InfoRef* out);

@@ -48,7 +48,7 @@ struct BlockingArgs {
   DatatypeRef type;
 };
 
-Rc check_blocking(ApiCall& call, const void* buf, int count, MPI_Datatype datatype, int peer, int tag,
+[[gnu::always_inline]] inline Rc check_blocking(ApiCall& call, const void* buf, int count, MPI_Datatype datatype, int peer, int tag,
                   MPI_Comm comm, bool is_send, BlockingArgs* out) {
   FABMPI_TRY(call.comm(comm, &out->comm));
   FABMPI_TRY(check_count(count));
@@ -65,7 +65,7 @@ Rc check_blocking(ApiCall& call, const void* buf, int count, MPI_Datatype dataty
   return Rc();
 }
 
-Rc blocking_send(ApiCall& call, const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+[[gnu::always_inline]] inline Rc blocking_send(ApiCall& call, const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
                  MPI_Comm comm, SendMode mode) {
   BlockingArgs a;
   FABMPI_TRY(check_blocking(call, buf, count, datatype, dest, tag, comm, true, &a));
