@@ -227,12 +227,12 @@ Rc bad_buffer(int count);
 Rc bad_rank(const Comm& comm, int rank);
 Rc bad_tag(int tag);
 inline Rc check_count(int count) { return count >= 0 ? Rc() : bad_count(count); }
-inline Rc check_buffer(const void* buf, int count, const Datatype& type) {
+[[gnu::always_inline]] inline Rc check_buffer(const void* buf, int count, const Datatype& type) {
   if (buf == nullptr && count > 0 && type.size() > 0 && type.true_lb() == 0) return bad_buffer(count);
   return Rc();
 }
 // A destination rank: 0..size-1 (of the remote group on an intercommunicator) or MPI_PROC_NULL.
-inline Rc check_dest_rank(const Comm& comm, int rank) {
+[[gnu::always_inline]] inline Rc check_dest_rank(const Comm& comm, int rank) {
   if (rank == MPI_PROC_NULL || (rank >= 0 && rank < comm.peer_size())) return Rc();
   return bad_rank(comm, rank);
 }
