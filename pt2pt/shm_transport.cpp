@@ -433,6 +433,23 @@ Rc NativeShm::create(Bootstrap& boot) {
   return Rc();
 }
 
+namespace {
+// Rings populated at MPI_Init up to this many ranks on the node (above: 32 x 31 rings of 256 KiB).
+constexpr std::size_t kPopulateMaxRanks = 32;
+
+// Maps the pages of [start, start + bytes) into this process (allocating them in /dev/shm), keeping their
+// contents. MADV_POPULATE_WRITE (Linux 5.14) does it in one call; older kernels take a read of each page.
+void populate(void* start, std::size_t bytes) {
+  const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
+  const std::uintptr_t begin = reinterpret_cast<std::uintptr_t>(start) & ~(page - 1);
+  const std::uintptr_t end = (reinterpret_cast<std::uintptr_t>(start) + bytes + page - 1) & ~(page - 1);
+#ifdef MADV_POPULATE_WRITE
+  if (madvise(reinterpret_cast<void*>(begin), end - begin, MADV_POPULATE_WRITE) == 0) return;
+#endif
+  for (std::uintptr_t p = begin; p < end; p += page) (void)*reinterpret_cast<volatile const unsigned char*>(p);
+}
+}  // namespace
+
 Rc NativeShm::attach(Bootstrap& boot) {
   const std::size_t bytes = segment_bytes(local_count_, ring_bytes_);
   if (me_ != 0) {
@@ -495,6 +512,18 @@ Rc NativeShm::attach(Bootstrap& boot) {
     auto [in_ctl, in_data] = ring(j, me_);
     producers_[j] = RingProducer(out_ctl, out_data, ring_bytes_);
     consumers_[j] = RingConsumer(in_ctl, in_data, ring_bytes_);
+  }
+  // The segment is sparse, and the first lap of a ring would take a page fault every 64 records on
+  // each side (measured: 16 faults per 500 round trips at ~5 us each on the development VM, a 1-byte
+  // ping-pong at 0.20 us instead of 0.12 for its first ~4000 messages). Populate the rings this rank
+  // writes and reads now, in one call each; a node with many ranks keeps pages-as-pairs-talk (all its
+  // rings populated would be local_count^2 rings of /dev/shm).
+  if (local_count_ <= kPopulateMaxRanks) {
+    for (std::size_t j = 0; j < local_count_; ++j) {
+      if (j == me_) continue;
+      populate(ring(me_, j).first, sizeof(RingControl) + ring_bytes_);
+      populate(ring(j, me_).first, sizeof(RingControl) + ring_bytes_);
+    }
   }
   FABMPI_LOG(info, pt2pt, "native-shm: %zu local ranks, %zu-byte rings, large messages %s", local_count_,
              ring_bytes_, !cma_ ? "copied through the rings"
