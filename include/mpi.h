@@ -530,6 +530,19 @@ FABMPI_PUBLIC int MPI_Bsend_init(const void *buf, int count, MPI_Datatype dataty
 FABMPI_PUBLIC int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
 FABMPI_PUBLIC int MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request);
 FABMPI_PUBLIC int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request);
+/* MPI-4 partitioned communication (runtime/binding/partitioned.cpp) */
+FABMPI_PUBLIC int MPI_Psend_init(const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+FABMPI_PUBLIC int PMPI_Psend_init(const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+FABMPI_PUBLIC int MPI_Precv_init(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+FABMPI_PUBLIC int PMPI_Precv_init(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+FABMPI_PUBLIC int MPI_Pready(int partition, MPI_Request request);
+FABMPI_PUBLIC int PMPI_Pready(int partition, MPI_Request request);
+FABMPI_PUBLIC int MPI_Pready_range(int partition_low, int partition_high, MPI_Request request);
+FABMPI_PUBLIC int PMPI_Pready_range(int partition_low, int partition_high, MPI_Request request);
+FABMPI_PUBLIC int MPI_Pready_list(int length, const int array_of_partitions[], MPI_Request request);
+FABMPI_PUBLIC int PMPI_Pready_list(int length, const int array_of_partitions[], MPI_Request request);
+FABMPI_PUBLIC int MPI_Parrived(MPI_Request request, int partition, int *flag);
+FABMPI_PUBLIC int PMPI_Parrived(MPI_Request request, int partition, int *flag);
 FABMPI_PUBLIC int MPI_Start(MPI_Request *request);
 FABMPI_PUBLIC int PMPI_Start(MPI_Request *request);
 FABMPI_PUBLIC int MPI_Startall(int count, MPI_Request array_of_requests[]);

@@ -802,6 +802,9 @@ std::string context_text(const ContextIdPool& ids, std::uint32_t context, std::u
            : context == ContextIdPool::kSelfId ? "MPI_COMM_SELF"
                                                : "the communicator with context id " + std::to_string(context);
   if (channel == static_cast<std::uint8_t>(Channel::collective)) text += " (collective traffic)";
+  if (channel == static_cast<std::uint8_t>(Channel::partitioned) ||
+      channel == static_cast<std::uint8_t>(Channel::partitioned_data))
+    text += " (partitioned communication)";
   return text;
 }
 std::string rank_text(int rank) { return rank == MPI_ANY_SOURCE ? "any source" : "rank " + std::to_string(rank); }

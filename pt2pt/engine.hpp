@@ -24,7 +24,10 @@
 
 namespace fabmpi::pt2pt {
 
-enum class Channel : std::uint8_t { user = 0, collective = 1 };
+// Matching channels: messages of one channel never match receives of another (same communicator and tag
+// space otherwise). partitioned: MPI_Psend_init's setup message, under the user's tag; partitioned_data:
+// a partitioned operation's ready-to-receive and partition messages (pt2pt/partitioned.hpp).
+enum class Channel : std::uint8_t { user = 0, collective = 1, partitioned = 2, partitioned_data = 3 };
 enum class SendMode : std::uint8_t { standard, synchronous, ready, buffered };
 
 // Where a buffer lives. Recorded per operation so a CUDA transport or staging layer can branch below

@@ -144,6 +144,10 @@ Rc Runtime::finalize() {
   Rc rc = pt2pt_->quiesce();
   // Every rank has pushed out its traffic before anyone closes its endpoints.
   Rc fence_rc = bootstrap_->fence();
+  if (partitioned) {
+    remove_progress_source(partitioned.get());
+    partitioned.reset();
+  }
   remove_progress_source(pt2pt_.get());
   pt2pt_.reset();
   Rc fin_rc = bootstrap_->finalize();

@@ -193,6 +193,11 @@ class Runtime {
   // coll::attach(), which also registers it as a progress source. Owned here so its lifetime is the
   // runtime's; only coll/ looks inside.
   std::unique_ptr<ProgressSource> collectives;
+  // The same for partitioned point-to-point (pt2pt/partitioned.cpp): created on first use, dropped at
+  // finalize.
+  std::unique_ptr<ProgressSource> partitioned;
+  // MPI_Finalize has run (Runtime::finalize).
+  bool finalized() const noexcept { return finalized_; }
 
  private:
   Runtime() = default;
