@@ -447,6 +447,30 @@ FABMPI_PUBLIC int PMPI_Info_create_env(int argc, char *argv[], MPI_Info *info);
 #define MPI_Errhandler_f2c(h) ((MPI_Errhandler)(h))
 #define MPI_Message_c2f(h)    ((MPI_Fint)(h))
 #define MPI_Message_f2c(h)    ((MPI_Message)(h))
+#define MPI_Win_c2f(h)        ((MPI_Fint)(h))
+#define MPI_Win_f2c(h)        ((MPI_Win)(h))
+#define MPI_Session_c2f(h)    ((MPI_Fint)(h))
+#define MPI_Session_f2c(h)    ((MPI_Session)(h))
+/* MPI_File_c2f/f2c and the status conversions are functions (runtime/binding/fortran.cpp), declared with
+ * MPI_File and below. A Fortran status is MPI_F_STATUS_SIZE integers laid out as MPI_Status. */
+#define MPI_F_STATUS_SIZE 5
+#define MPI_F_SOURCE      2
+#define MPI_F_TAG         3
+#define MPI_F_ERROR       4
+FABMPI_PUBLIC extern MPI_Fint *MPI_F_STATUS_IGNORE;
+FABMPI_PUBLIC extern MPI_Fint *MPI_F_STATUSES_IGNORE;
+FABMPI_PUBLIC int MPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status);
+FABMPI_PUBLIC int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status);
+FABMPI_PUBLIC int MPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status);
+FABMPI_PUBLIC int PMPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status);
+/* Fortran 90 parameterized types: the predefined type of at least the precision p and decimal exponent range
+ * r (MPI_UNDEFINED: any); never freed. */
+FABMPI_PUBLIC int MPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype);
+FABMPI_PUBLIC int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype);
+FABMPI_PUBLIC int MPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype);
+FABMPI_PUBLIC int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype);
+FABMPI_PUBLIC int MPI_Type_create_f90_integer(int r, MPI_Datatype *newtype);
+FABMPI_PUBLIC int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype);
 
 /* ---- point-to-point (runtime/binding/pt2pt.cpp, requests.cpp, bsend.cpp) */
 FABMPI_PUBLIC int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
@@ -975,6 +999,10 @@ FABMPI_PUBLIC int PMPI_Pcontrol(const int level, ...);
 /* ---- MPI-IO (MPI-3.1 chapter 13; io/file.cpp): POSIX files, the "native" representation. */
 typedef struct ADIOI_FileD *MPI_File;
 #define MPI_FILE_NULL ((MPI_File)0)
+FABMPI_PUBLIC MPI_Fint MPI_File_c2f(MPI_File file);
+FABMPI_PUBLIC MPI_Fint PMPI_File_c2f(MPI_File file);
+FABMPI_PUBLIC MPI_File MPI_File_f2c(MPI_Fint file);
+FABMPI_PUBLIC MPI_File PMPI_File_f2c(MPI_Fint file);
 #define MPI_MODE_CREATE            1
 #define MPI_MODE_RDONLY            2
 #define MPI_MODE_WRONLY            4

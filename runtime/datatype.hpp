@@ -180,6 +180,9 @@ DatatypeRef make_subarray(std::span<const int> sizes, std::span<const int> subsi
 DatatypeRef make_darray(int size, int rank, std::span<const int> gsizes, std::span<const int> distribs,
                         std::span<const int> dargs, std::span<const int> psizes, int order, const DatatypeRef& old);
 DatatypeRef make_dup(const DatatypeRef& old);
+// MPI_Type_create_f90_{real,complex,integer}: the layout of `basis` (a predefined type), reported with
+// `combiner` (MPI_COMBINER_F90_*) and `params` ((p, r) or (r)); predefined and committed (never freed).
+DatatypeRef make_f90(int combiner, std::vector<int> params, const DatatypeRef& basis, std::string name);
 // A new object with the same layout and contents (MPI_Type_get_contents hands these out).
 DatatypeRef copy_datatype(const Datatype& type);
 

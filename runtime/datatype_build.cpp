@@ -81,6 +81,12 @@ class DatatypeBuilder {
     return type_;
   }
 
+  // A type MPI counts as predefined though it is built here (MPI_Type_create_f90_*): never freed.
+  void mark_predefined() {
+    type_->builtin_ = true;
+    type_->committed_ = true;
+  }
+
   // Takes the bounds of `old` unchanged (MPI_Type_dup).
   std::shared_ptr<Datatype> copy_bounds(const Datatype& old) {
     type_->lb_ = old.lb_;
@@ -360,6 +366,16 @@ DatatypeRef make_dup(const DatatypeRef& old) {
   // A dup has exactly the old type's bounds (including sticky markers and struct padding).
   auto t = b.copy_bounds(*old);
   if (old->committed()) t->mark_committed();
+  return t;
+}
+
+DatatypeRef make_f90(int combiner, std::vector<int> params, const DatatypeRef& basis, std::string name) {
+  DatatypeBuilder b(combiner, {Segment{0, 1, basis}});
+  b.contents().ints = std::move(params);
+  b.finish(false);
+  b.mark_predefined();
+  auto t = b.copy_bounds(*basis);
+  t->name = std::move(name);
   return t;
 }
 

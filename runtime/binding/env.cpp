@@ -100,6 +100,7 @@ int stop_runtime() {
   lib.sessions.clear();
   lib.files.clear();
   lib.errhandler_extra_refs.clear();
+  lib.f90_types.clear();
   lib.state = LibraryState::finalized;
   lib.runtime.reset();
   return MPI_SUCCESS;

@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include <atomic>
+#include <array>
 #include <map>
 #include <memory>
 #include <string>
@@ -59,6 +60,9 @@ struct Library {
   // References MPI_*_get_errhandler handed out beyond the first, per user handler handle: each is one
   // more MPI_Errhandler_free before the handle goes (errhandler_reference).
   std::map<int, int> errhandler_extra_refs;
+  // MPI_Type_create_f90_*: one handle per (combiner, p, r), kept for the library's life like a predefined
+  // type's (runtime/binding/fortran.cpp).
+  std::map<std::array<int, 3>, MPI_Datatype> f90_types;
   bool world_initialized = false;  // MPI_Init(_thread) was called
   bool world_finalized = false;    // MPI_Finalize was called
   int open_sessions = 0;
