@@ -337,6 +337,9 @@ Rc Engine::Impl::open(Engine*) {
     // Streaming needs the sender on a core of its own while it serves the read; oversubscribed, the
     // receiver's single copy (CMA) does not wait for a descheduled sender.
     o.stream_reads = t.shm_stream && !runtime.oversubscribed();
+    // Ranks that share cores wait microseconds per message for the scheduler: the rings' first-lap page
+    // faults (~90 ns per message) do not show there, while populating all of them at MPI_Init would.
+    o.populate_rings = !runtime.oversubscribed();
     FABMPI_TRY(ShmTransport::prepare(o, boot, &native));
   }
   if (need_shm) FABMPI_TRY(open_libfabric("shm", "shm", &shm));

@@ -517,8 +517,9 @@ Rc NativeShm::attach(Bootstrap& boot) {
   // each side (measured: 16 faults per 500 round trips at ~5 us each on the development VM, a 1-byte
   // ping-pong at 0.20 us instead of 0.12 for its first ~4000 messages). Populate the rings this rank
   // writes and reads now, in one call each; a node with many ranks keeps pages-as-pairs-talk (all its
-  // rings populated would be local_count^2 rings of /dev/shm).
-  if (local_count_ <= kPopulateMaxRanks) {
+  // rings populated would be local_count^2 rings of /dev/shm), and so do oversubscribed ranks (the engine
+  // says: their messages wait for the scheduler anyway).
+  if (options_.populate_rings && local_count_ <= kPopulateMaxRanks) {
     for (std::size_t j = 0; j < local_count_; ++j) {
       if (j == me_) continue;
       populate(ring(me_, j).first, sizeof(RingControl) + ring_bytes_);
