@@ -438,13 +438,15 @@ namespace {
 constexpr std::size_t kPopulateMaxRanks = 32;
 
 // Maps the pages of [start, start + bytes) into this process (allocating them in /dev/shm), keeping their
-// contents. MADV_POPULATE_WRITE (Linux 5.14) does it in one call; older kernels take a read of each page.
+// contents. MADV_POPULATE_WRITE (Linux 5.14) does it in one call; older kernels (EINVAL) take a read of
+// each page. Any other failure (/dev/shm filled up since the segment was sized) leaves the pages to be
+// touched later, rather than risking SIGBUS here.
 void populate(void* start, std::size_t bytes) {
   const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
   const std::uintptr_t begin = reinterpret_cast<std::uintptr_t>(start) & ~(page - 1);
   const std::uintptr_t end = (reinterpret_cast<std::uintptr_t>(start) + bytes + page - 1) & ~(page - 1);
 #ifdef MADV_POPULATE_WRITE
-  if (madvise(reinterpret_cast<void*>(begin), end - begin, MADV_POPULATE_WRITE) == 0) return;
+  if (madvise(reinterpret_cast<void*>(begin), end - begin, MADV_POPULATE_WRITE) == 0 || errno != EINVAL) return;
 #endif
   for (std::uintptr_t p = begin; p < end; p += page) (void)*reinterpret_cast<volatile const unsigned char*>(p);
 }
