@@ -13,6 +13,7 @@
  *     long before the sender; MPI_Startall over both;
  *   - two operations with the same peer and tag match in the order of their init calls, even when the
  *     rounds are started in the other order (MPI-4.0 4.2.2);
+ *   - threads (MPI_THREAD_MULTIPLE) each marking their own partitions ready while the receiver polls;
  *   - MPI_PROC_NULL as peer: rounds complete at once;
  *   - MPI_Parrived on an inactive request gives true; MPI_Request_free of a never-started request;
  *   - errors under MPI_ERRORS_RETURN: partitions 0 -> MPI_ERR_ARG, negative count -> MPI_ERR_COUNT,
@@ -24,6 +25,7 @@
  * MPICH 4.0.2 passes with -DKNOWN_MPICH_4_0_BUGS (it refuses MPI_Parrived on an inactive request, which
  * MPI-4.1 defines as flag = true, and crashes in MPI_Psend_init to MPI_PROC_NULL). */
 #include <mpi.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -252,6 +254,59 @@ static void init_order(MPI_Comm comm) {
   for (int i = 0; i < 4; ++i) MPI_OK(MPI_Request_free(handles[i]));
 }
 
+/* The use partitioned communication is made for: threads of one process each mark their own partitions
+ * ready (MPI_THREAD_MULTIPLE), while the receiving side polls MPI_Parrived. */
+enum { kThreads = 4, kPerThread = 3 };
+struct marker {
+  MPI_Request request;
+  int first;
+  int* data;
+};
+static void* mark_partitions(void* arg) {
+  struct marker* m = (struct marker*)arg;
+  for (int p = m->first; p < m->first + kPerThread; ++p) {
+    for (int k = 0; k < 16; ++k) m->data[p * 16 + k] = 1000 * p + k;  /* fill, then hand over */
+    MPI_OK(MPI_Pready(p, m->request));
+  }
+  return NULL;
+}
+
+static void threaded(void) {
+  const int partitions = kThreads * kPerThread;
+  const int right = (rank + 1) % size, left = (rank + size - 1) % size;
+  int sbuf[kThreads * kPerThread * 16] = {0}, rbuf[kThreads * kPerThread * 16];
+  MPI_Request sreq, rreq;
+  MPI_OK(MPI_Psend_init(sbuf, partitions, 16, MPI_INT, right, 21, MPI_COMM_WORLD, MPI_INFO_NULL, &sreq));
+  MPI_OK(MPI_Precv_init(rbuf, partitions, 16, MPI_INT, left, 21, MPI_COMM_WORLD, MPI_INFO_NULL, &rreq));
+  for (int round = 0; round < 3; ++round) {
+    memset(rbuf, 0, sizeof rbuf);
+    MPI_Request both[2] = {rreq, sreq};
+    MPI_OK(MPI_Startall(2, both));
+    pthread_t threads[kThreads];
+    struct marker markers[kThreads];
+    for (int t = 0; t < kThreads; ++t) {
+      markers[t] = (struct marker){sreq, t * kPerThread, sbuf};
+      CHECK(pthread_create(&threads[t], NULL, mark_partitions, &markers[t]) == 0, "pthread_create");
+    }
+    int seen = 0;  /* partitions seen arriving, each checked as soon as it is there */
+    int arrived[kThreads * kPerThread] = {0};
+    while (seen < partitions) {
+      for (int p = 0; p < partitions; ++p) {
+        if (arrived[p] || !parrived(rreq, p)) continue;
+        arrived[p] = 1;
+        ++seen;
+        for (int k = 0; k < 16; ++k) CHECK(rbuf[p * 16 + k] == 1000 * p + k, "threaded partition %d element %d", p, k);
+      }
+    }
+    for (int t = 0; t < kThreads; ++t) pthread_join(threads[t], NULL);
+    MPI_Status st[2];
+    MPI_OK(MPI_Waitall(2, both, st));
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+  }
+  MPI_OK(MPI_Request_free(&sreq));
+  MPI_OK(MPI_Request_free(&rreq));
+}
+
 static void proc_null(void) {
   int buf[4] = {0};
   MPI_Request s, r;
@@ -339,7 +394,8 @@ static void errors(void) {
 }
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
+  int provided = MPI_THREAD_SINGLE;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
 
@@ -366,6 +422,7 @@ int main(int argc, char** argv) {
   MPI_OK(MPI_Type_free(&strided));
   strided_gaps_untouched(MPI_COMM_WORLD);
   init_order(MPI_COMM_WORLD);
+  if (provided == MPI_THREAD_MULTIPLE) threaded();
 #ifndef KNOWN_MPICH_4_0_BUGS  /* MPICH 4.0.2 (ch4:ucx) crashes in MPI_Psend_init to MPI_PROC_NULL */
   proc_null();
 #endif
