@@ -613,6 +613,8 @@ void Engine::Impl::finish_rendezvous(const RecvOpRef& op) {
 void Engine::Impl::match_arrival(const WireHeader& h, const void* payload, std::size_t len) {
   const Envelope message{h.context_id, h.channel, h.source, h.tag};
   if (std::optional<RecvOpRef> op = posted.take_first_accepting(message)) {
+    // deliver() makes the same eager/rendezvous choice; calling deliver_eager here saves a function level
+    // on every eager arrival (measured with callgrind, ninth session). deliver() still serves imrecv.
     if (h.kind != WireKind::rts) {
       const RecvOp& o = **op;
       deliver_eager(*o.request, o.buf, o.count, *o.type, o.capacity, h, payload, len);
