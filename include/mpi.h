@@ -38,6 +38,7 @@ typedef int MPI_Errhandler;
 typedef int MPI_Request;
 typedef int MPI_Message;
 typedef int MPI_Info;
+typedef int MPI_Session;
 typedef int MPI_Fint;
 typedef long MPI_Aint;
 typedef long long MPI_Count;
@@ -127,6 +128,26 @@ typedef struct MPI_Status {
 #define MPI_C_LONG_DOUBLE_COMPLEX ((MPI_Datatype)0x4c002042)
 #define MPIX_C_FLOAT16            ((MPI_Datatype)0x4c000246)
 #define MPIX_BFLOAT16             ((MPI_Datatype)0x4c000247)
+
+/* Fortran's named types, usable from C (gfortran's default kinds; MPICH's handle values) */
+#define MPI_CHARACTER          ((MPI_Datatype)0x4c00011a)
+#define MPI_INTEGER            ((MPI_Datatype)0x4c00041b)
+#define MPI_REAL               ((MPI_Datatype)0x4c00041c)
+#define MPI_LOGICAL            ((MPI_Datatype)0x4c00041d)
+#define MPI_COMPLEX            ((MPI_Datatype)0x4c00081e)
+#define MPI_DOUBLE_PRECISION   ((MPI_Datatype)0x4c00081f)
+#define MPI_2INTEGER           ((MPI_Datatype)0x4c000820)
+#define MPI_2REAL              ((MPI_Datatype)0x4c000821)
+#define MPI_DOUBLE_COMPLEX     ((MPI_Datatype)0x4c001022)
+#define MPI_2DOUBLE_PRECISION  ((MPI_Datatype)0x4c001023)
+#define MPI_REAL4              ((MPI_Datatype)0x4c000427)
+#define MPI_COMPLEX8           ((MPI_Datatype)0x4c000828)
+#define MPI_REAL8              ((MPI_Datatype)0x4c000829)
+#define MPI_COMPLEX16          ((MPI_Datatype)0x4c00102a)
+#define MPI_INTEGER1           ((MPI_Datatype)0x4c00012d)
+#define MPI_INTEGER2           ((MPI_Datatype)0x4c00022f)
+#define MPI_INTEGER4           ((MPI_Datatype)0x4c000430)
+#define MPI_INTEGER8           ((MPI_Datatype)0x4c000831)
 
 #define MPI_AINT               ((MPI_Datatype)0x4c000843)
 #define MPI_OFFSET             ((MPI_Datatype)0x4c000844)
@@ -451,6 +472,24 @@ FABMPI_PUBLIC int PMPI_Info_create_env(int argc, char *argv[], MPI_Info *info);
 #define MPI_Win_f2c(h)        ((MPI_Win)(h))
 #define MPI_Session_c2f(h)    ((MPI_Fint)(h))
 #define MPI_Session_f2c(h)    ((MPI_Session)(h))
+/* The conversions above are also functions, under both names, as the profiling interface requires of
+ * anything an implementation writes as a macro (MPI-3.1 14.2.1): PMPI_Comm_c2f and the rest. */
+#define FABMPI_HANDLE_CONVERSION(Kind, Handle)                                          \
+  FABMPI_PUBLIC MPI_Fint (MPI_##Kind##_c2f)(Handle h);                                 \
+  FABMPI_PUBLIC MPI_Fint PMPI_##Kind##_c2f(Handle h);                                  \
+  FABMPI_PUBLIC Handle (MPI_##Kind##_f2c)(MPI_Fint h);                                 \
+  FABMPI_PUBLIC Handle PMPI_##Kind##_f2c(MPI_Fint h);
+FABMPI_HANDLE_CONVERSION(Comm, MPI_Comm)
+FABMPI_HANDLE_CONVERSION(Type, MPI_Datatype)
+FABMPI_HANDLE_CONVERSION(Group, MPI_Group)
+FABMPI_HANDLE_CONVERSION(Info, MPI_Info)
+FABMPI_HANDLE_CONVERSION(Request, MPI_Request)
+FABMPI_HANDLE_CONVERSION(Op, MPI_Op)
+FABMPI_HANDLE_CONVERSION(Errhandler, MPI_Errhandler)
+FABMPI_HANDLE_CONVERSION(Message, MPI_Message)
+FABMPI_HANDLE_CONVERSION(Win, MPI_Win)
+FABMPI_HANDLE_CONVERSION(Session, MPI_Session)
+#undef FABMPI_HANDLE_CONVERSION
 /* MPI_File_c2f/f2c and the status conversions are functions (runtime/binding/fortran.cpp), declared with
  * MPI_File and below. A Fortran status is MPI_F_STATUS_SIZE integers laid out as MPI_Status. */
 #define MPI_F_STATUS_SIZE 5
@@ -874,6 +913,8 @@ FABMPI_PUBLIC int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm 
 FABMPI_PUBLIC int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm);
 FABMPI_PUBLIC int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request);
 FABMPI_PUBLIC int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request);
+FABMPI_PUBLIC int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request);
+FABMPI_PUBLIC int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request);
 FABMPI_PUBLIC int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm);
 FABMPI_PUBLIC int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm);
 FABMPI_PUBLIC int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm);
@@ -1139,7 +1180,6 @@ FABMPI_PUBLIC int PMPI_File_call_errhandler(MPI_File fh, int errorcode);
 
 /* MPI-4.0 sessions (11.3): process sets "mpi://WORLD" and "mpi://SELF"; communicators from groups of
  * this job's processes. A session may be initialized without MPI_Init. */
-typedef int MPI_Session;
 #define MPI_SESSION_NULL ((MPI_Session)0x38000000)
 #define MPI_MAX_PSET_NAME_LEN 256
 #define MPI_MAX_STRINGTAG_LEN 256
@@ -1207,6 +1247,39 @@ FABMPI_PUBLIC int MPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_funct
 FABMPI_PUBLIC int PMPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval, void *extra_state);
 FABMPI_PUBLIC int MPI_Keyval_free(int *keyval);
 FABMPI_PUBLIC int PMPI_Keyval_free(int *keyval);
+/* MPI-1 functions removed in MPI-3.0 and kept, as MPICH keeps them, for the codes that still call them:
+ * each is its MPI-2 replacement under the old name (runtime/binding/legacy.cpp). */
+typedef MPI_Comm_errhandler_function MPI_Handler_function;
+FABMPI_PUBLIC int MPI_Address(void *location, MPI_Aint *address);
+FABMPI_PUBLIC int PMPI_Address(void *location, MPI_Aint *address);
+FABMPI_PUBLIC int MPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent);
+FABMPI_PUBLIC int PMPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent);
+FABMPI_PUBLIC int MPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement);
+FABMPI_PUBLIC int PMPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement);
+FABMPI_PUBLIC int MPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement);
+FABMPI_PUBLIC int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement);
+FABMPI_PUBLIC int MPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                                   MPI_Datatype *newtype);
+FABMPI_PUBLIC int PMPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                                    MPI_Datatype *newtype);
+FABMPI_PUBLIC int MPI_Type_hindexed(int count, const int array_of_blocklengths[],
+                                    const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+                                    MPI_Datatype *newtype);
+FABMPI_PUBLIC int PMPI_Type_hindexed(int count, const int array_of_blocklengths[],
+                                     const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+                                     MPI_Datatype *newtype);
+FABMPI_PUBLIC int MPI_Type_struct(int count, const int array_of_blocklengths[],
+                                  const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[],
+                                  MPI_Datatype *newtype);
+FABMPI_PUBLIC int PMPI_Type_struct(int count, const int array_of_blocklengths[],
+                                   const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[],
+                                   MPI_Datatype *newtype);
+FABMPI_PUBLIC int MPI_Errhandler_create(MPI_Handler_function *function, MPI_Errhandler *errhandler);
+FABMPI_PUBLIC int PMPI_Errhandler_create(MPI_Handler_function *function, MPI_Errhandler *errhandler);
+FABMPI_PUBLIC int MPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler);
+FABMPI_PUBLIC int PMPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler);
+FABMPI_PUBLIC int MPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler);
+FABMPI_PUBLIC int PMPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler);
 
 /* ---- one-sided communication (rma/window.cpp, runtime/binding/rma.cpp): windows made by MPI_Win_create
  * MPI_Win_allocate and MPI_Win_allocate_shared; fence, post/start/complete/wait and passive-target (lock)

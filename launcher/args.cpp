@@ -66,6 +66,12 @@ const OptSpec* find_option(const std::string& name) {
 
 }  // namespace
 
+bool parse_timeout_env(const std::string& value, int* seconds, std::string* error) {
+  if (parse_int_in(value, 1, 1 << 30, seconds)) return true;
+  *error = "MPIEXEC_TIMEOUT='" + value + "' is not a positive number of seconds";
+  return false;
+}
+
 ParseResult parse_args(const std::vector<std::string>& args) {
   ParseResult result;
   Options& o = result.options;
@@ -253,7 +259,8 @@ Options:
   -genv VAR VAL            set VAR=VAL in the ranks' environment (MPICH style)
   --tag-output, -l         prefix every output line with "[rank] "
   --timeout SEC            end the job after SEC seconds (exit code 124); just before, ranks waiting in
-                           MPI print what they wait for (FABMPI_HANG_REPORT=SEC: after SEC s idle)
+                           MPI print what they wait for (FABMPI_HANG_REPORT=SEC: after SEC s idle);
+                           default: MPIEXEC_TIMEOUT if set
   --trace FILE             write a timeline of every rank's MPI calls to FILE (Chrome trace format: open it
                            in ui.perfetto.dev or chrome://tracing); ranks write theirs at MPI_Finalize
   --bind-to core|none      bind each rank to one core (round robin over the node's cores) or not (default)

@@ -50,6 +50,10 @@ struct ParseResult {
 // long options (-np, -host, -wdir, -bind-to...) are accepted as mpirun users expect.
 ParseResult parse_args(const std::vector<std::string>& args);
 
+// MPIEXEC_TIMEOUT's value (MPICH's and Open MPI's launchers both read it) as a --timeout: false with a
+// one-line *error when it is not a positive number of seconds.
+bool parse_timeout_env(const std::string& value, int* seconds, std::string* error);
+
 // "name" or "name:N" (N slots, N >= 1), as --host and hostfiles write a host. Error text in *error.
 bool parse_host_spec(const std::string& spec, HostSlot* out, std::string* error);
 

@@ -196,6 +196,17 @@ int mpirun_main(int argc, char** argv) {
   config.wdir = options.wdir;
   config.tag_output = options.tag_output;
   config.timeout_seconds = options.timeout_seconds;
+  // MPIEXEC_TIMEOUT is what MPICH's mpiexec and Open MPI's mpirun both read (test harnesses such as
+  // MPICH's runtests set it per test); --timeout on the command line wins.
+  if (config.timeout_seconds == 0) {
+    if (const char* text = env_lookup("MPIEXEC_TIMEOUT"); text && *text) {
+      std::string error;
+      if (!parse_timeout_env(text, &config.timeout_seconds, &error)) {
+        say(error);
+        return 1;
+      }
+    }
+  }
   config.abort_timeout_seconds = static_cast<int>(tunables.abort_timeout);
   config.report_bindings = options.report_bindings;
   if (options.bind_to == BindTo::core) {

@@ -66,6 +66,9 @@ MPI_Datatype predefined_for(ElementType e) {
     case ElementType::short_int: return MPI_SHORT_INT;
     case ElementType::int_int: return MPI_2INT;
     case ElementType::long_double_int: return MPI_LONG_DOUBLE_INT;
+    case ElementType::logical: return MPI_LOGICAL;
+    case ElementType::float_float: return MPI_2REAL;
+    case ElementType::double_double: return MPI_2DOUBLE_PRECISION;
     default: return MPI_BYTE;
   }
 }

@@ -24,7 +24,7 @@ std::size_t element_type_extent(ElementType e) noexcept {
     case ElementType::none: return 0;
     case ElementType::i8: case ElementType::u8: case ElementType::boolean: case ElementType::byte: return 1;
     case ElementType::i16: case ElementType::u16: case ElementType::f16: case ElementType::bf16: return 2;
-    case ElementType::i32: case ElementType::u32: case ElementType::f32: return 4;
+    case ElementType::i32: case ElementType::u32: case ElementType::f32: case ElementType::logical: return 4;
     case ElementType::i64: case ElementType::u64: case ElementType::f64: return 8;
     case ElementType::f80: return sizeof(long double);
     case ElementType::c_float: return sizeof(std::complex<float>);
@@ -36,6 +36,8 @@ std::size_t element_type_extent(ElementType e) noexcept {
     case ElementType::short_int: return sizeof(PairOf<short>);
     case ElementType::int_int: return sizeof(PairOf<int>);
     case ElementType::long_double_int: return sizeof(PairOf<long double>);
+    case ElementType::float_float: return 2 * sizeof(float);
+    case ElementType::double_double: return 2 * sizeof(double);
   }
   return 0;
 }
@@ -89,6 +91,15 @@ struct BuiltinTable {
       t->uniform_length_ = sizeof(V) == sizeof(int) ? sizeof(int) : 0;
     }
     t->contiguous_ = t->blocks_.size() == 1 && t->extent_ == static_cast<MPI_Aint>(t->size_);
+    return t;
+  }
+
+  // Fortran's MPI_2REAL / MPI_2DOUBLE_PRECISION / MPI_2INTEGER: two values of one type, back to back.
+  template <class V>
+  static std::shared_ptr<Datatype> twin(int handle, const char* name, ElementType element) {
+    auto t = scalar(handle, name, 2 * sizeof(V), alignof(V), element);
+    t->basic_count_ = 2;
+    t->pair_value_size_ = sizeof(V);
     return t;
   }
 
@@ -157,7 +168,26 @@ struct BuiltinTable {
     FABMPI_SCALAR(MPI_AINT, MPI_Aint, E::i64);
     FABMPI_SCALAR(MPI_OFFSET, MPI_Offset, E::i64);
     FABMPI_SCALAR(MPI_COUNT, MPI_Count, E::i64);
+    // Fortran's named types, available from C (MPI-3.1 A.1.1; gfortran's default kinds, as MPICH's).
+    FABMPI_SCALAR(MPI_CHARACTER, char, E::none);
+    FABMPI_SCALAR(MPI_INTEGER, std::int32_t, E::i32);
+    FABMPI_SCALAR(MPI_REAL, float, E::f32);
+    FABMPI_SCALAR(MPI_LOGICAL, std::int32_t, E::logical);
+    FABMPI_SCALAR(MPI_DOUBLE_PRECISION, double, E::f64);
+    FABMPI_SCALAR(MPI_COMPLEX, std::complex<float>, E::c_float);
+    FABMPI_SCALAR(MPI_DOUBLE_COMPLEX, std::complex<double>, E::c_double);
+    FABMPI_SCALAR(MPI_INTEGER1, std::int8_t, E::i8);
+    FABMPI_SCALAR(MPI_INTEGER2, std::int16_t, E::i16);
+    FABMPI_SCALAR(MPI_INTEGER4, std::int32_t, E::i32);
+    FABMPI_SCALAR(MPI_INTEGER8, std::int64_t, E::i64);
+    FABMPI_SCALAR(MPI_REAL4, float, E::f32);
+    FABMPI_SCALAR(MPI_REAL8, double, E::f64);
+    FABMPI_SCALAR(MPI_COMPLEX8, std::complex<float>, E::c_float);
+    FABMPI_SCALAR(MPI_COMPLEX16, std::complex<double>, E::c_double);
 #undef FABMPI_SCALAR
+    add(twin<std::int32_t>(MPI_2INTEGER, "MPI_2INTEGER", E::int_int));
+    add(twin<float>(MPI_2REAL, "MPI_2REAL", E::float_float));
+    add(twin<double>(MPI_2DOUBLE_PRECISION, "MPI_2DOUBLE_PRECISION", E::double_double));
     add(marker(MPI_LB, "MPI_LB", true));
     add(marker(MPI_UB, "MPI_UB", false));
     add(pair<float>(MPI_FLOAT_INT, "MPI_FLOAT_INT", E::float_int));

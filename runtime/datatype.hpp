@@ -35,10 +35,12 @@ namespace fabmpi {
 enum class ElementType : std::uint8_t {
   none, i8, u8, i16, u16, i32, u32, i64, u64, f16, bf16, f32, f64, f80 /* long double */,
   c_float, c_double, c_long_double, boolean, byte,
-  // pair types for MAXLOC/MINLOC
-  float_int, double_int, long_int, short_int, int_int, long_double_int,
+  logical,  // Fortran LOGICAL (4 bytes, nonzero is .TRUE.; the logical operations give 1 or 0)
+  // pair types for MAXLOC/MINLOC: C's { value; int index } and Fortran's MPI_2REAL / MPI_2DOUBLE_PRECISION
+  // (the index has the value's type)
+  float_int, double_int, long_int, short_int, int_int, long_double_int, float_float, double_double,
 };
-constexpr int kElementTypeCount = static_cast<int>(ElementType::long_double_int) + 1;
+constexpr int kElementTypeCount = static_cast<int>(ElementType::double_double) + 1;
 // Bytes of one element of `e` as laid out in memory (a pair type: its C struct's sizeof); 0 for none.
 std::size_t element_type_extent(ElementType e) noexcept;
 bool is_pair_element(ElementType e) noexcept;

@@ -137,20 +137,22 @@ void loop16(const void* in, void* inout, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) b[i] = FromFloat(Operation::apply(ToFloat(a[i]), ToFloat(b[i])));
 }
 
-template <class V>
+template <class V, class Index = int>
 struct PairOf {
   V value;
-  int index;
+  Index index;
 };
 
 // MAXLOC / MINLOC: the better value wins; equal values keep the smaller index.
-template <class V, bool Greater>
+template <class V, bool Greater, class Index = int>
 void loc_loop(const void* in, void* inout, std::size_t n) {
-  const auto* __restrict a = static_cast<const PairOf<V>*>(in);
-  auto* __restrict b = static_cast<PairOf<V>*>(inout);
+  const auto* __restrict a = static_cast<const PairOf<V, Index>*>(in);
+  auto* __restrict b = static_cast<PairOf<V, Index>*>(inout);
   for (std::size_t i = 0; i < n; ++i) {
     const bool better = Greater ? a[i].value > b[i].value : a[i].value < b[i].value;
-    if (better) b[i] = a[i];
+    // Field by field: a whole-struct copy would also write the trailing padding, which lies past the
+    // true extent of the last element (scratch sized to the true extent, or the end of a user buffer).
+    if (better) b[i].value = a[i].value, b[i].index = a[i].index;
     else if (a[i].value == b[i].value && a[i].index < b[i].index) b[i].index = a[i].index;
   }
 }
@@ -193,6 +195,16 @@ ReduceKernel complex(ElementType e) {
   }
 }
 
+// C's bool and Fortran's LOGICAL (a 4-byte integer whose nonzero values are .TRUE.).
+template <class Operation>
+ReduceKernel logical(ElementType e) {
+  switch (e) {
+    case ElementType::boolean: return loop<bool, Operation>;
+    case ElementType::logical: return loop<std::int32_t, Operation>;
+    default: return nullptr;
+  }
+}
+
 template <bool Greater>
 ReduceKernel pair(ElementType e) {
   switch (e) {
@@ -202,6 +214,8 @@ ReduceKernel pair(ElementType e) {
     case ElementType::short_int: return loc_loop<short, Greater>;
     case ElementType::int_int: return loc_loop<int, Greater>;
     case ElementType::long_double_int: return loc_loop<long double, Greater>;
+    case ElementType::float_float: return loc_loop<float, Greater, float>;
+    case ElementType::double_double: return loc_loop<double, Greater, double>;
     default: return nullptr;
   }
 }
@@ -221,9 +235,9 @@ ReduceKernel reduce_kernel(MPI_Op op, ElementType e) noexcept {
     case MPI_MIN: return first_of(integer<Min>(e), floating<Min>(e));
     case MPI_SUM: return first_of(integer<Sum>(e), floating<Sum>(e), complex<Sum>(e));
     case MPI_PROD: return first_of(integer<Prod>(e), floating<Prod>(e), complex<Prod>(e));
-    case MPI_LAND: return e == ElementType::boolean ? loop<bool, Land> : integer<Land>(e);
-    case MPI_LOR: return e == ElementType::boolean ? loop<bool, Lor> : integer<Lor>(e);
-    case MPI_LXOR: return e == ElementType::boolean ? loop<bool, Lxor> : integer<Lxor>(e);
+    case MPI_LAND: return first_of(logical<Land>(e), integer<Land>(e));
+    case MPI_LOR: return first_of(logical<Lor>(e), integer<Lor>(e));
+    case MPI_LXOR: return first_of(logical<Lxor>(e), integer<Lxor>(e));
     case MPI_BAND: return e == ElementType::byte ? loop<std::uint8_t, Band> : integer<Band>(e);
     case MPI_BOR: return e == ElementType::byte ? loop<std::uint8_t, Bor> : integer<Bor>(e);
     case MPI_BXOR: return e == ElementType::byte ? loop<std::uint8_t, Bxor> : integer<Bxor>(e);

@@ -68,6 +68,30 @@ class CompletedDup final : public Request {
   CommRef comm_;
 };
 
+// MPI_Comm_idup and MPI_Comm_idup_with_info: the new communicator gets `info` as its hints.
+Rc start_idup(const CommRef& c, InfoRef info, MPI_Comm* newcomm, MPI_Request* request) {
+  FABMPI_TRY(check_out_ptr(newcomm, "newcomm"));
+  FABMPI_TRY(check_out_ptr(request, "request"));
+  if (c->is_inter()) {
+    // An intercommunicator's dup runs to completion here (runtime/intercomm.cpp has blocking steps
+    // only); the request is returned complete.
+    CommRef created;
+    FABMPI_TRY(intercomm::dup(c, &created));
+    FABMPI_TRY(publish(c, created, true, info, newcomm));
+    auto done = std::make_shared<CompletedDup>(c);
+    done->mark_complete();
+    *request = new_request_handle(done);
+    return Rc();
+  }
+  // The new handle is written when the agreement completes (inside progress): the standard forbids
+  // reading *newcomm before the request completes.
+  RequestRef req;
+  FABMPI_TRY(comm_create::start_dup(
+      c, [c, newcomm, info](const CommRef& created) { return publish(c, created, true, info, newcomm); }, &req));
+  *request = new_request_handle(req);
+  return Rc();
+}
+
 Rc split_and_publish(const CommRef& c, int color, int key, MPI_Comm* newcomm) {
   CommRef created;
   FABMPI_TRY(c->is_inter() ? intercomm::split(c, color, key, &created) : comm_create::split(c, color, key, &created));
@@ -112,27 +136,19 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
   return call.finish([&]() -> Rc {
     CommRef c;
     FABMPI_TRY(call.comm(comm, &c));
-    FABMPI_TRY(check_out_ptr(newcomm, "newcomm"));
-    FABMPI_TRY(check_out_ptr(request, "request"));
-    // The new handle is written when the agreement completes (inside progress): the standard forbids
-    // reading *newcomm before the request completes.
-    InfoRef info = copy_info(c->info);
-    if (c->is_inter()) {
-      // An intercommunicator's dup runs to completion here (runtime/intercomm.cpp has blocking steps
-      // only); the request is returned complete.
-      CommRef created;
-      FABMPI_TRY(intercomm::dup(c, &created));
-      FABMPI_TRY(publish(c, created, true, info, newcomm));
-      auto done = std::make_shared<CompletedDup>(c);
-      done->mark_complete();
-      *request = new_request_handle(done);
-      return Rc();
-    }
-    RequestRef req;
-    FABMPI_TRY(comm_create::start_dup(
-        c, [c, newcomm, info](const CommRef& created) { return publish(c, created, true, info, newcomm); }, &req));
-    *request = new_request_handle(req);
-    return Rc();
+    return start_idup(c, copy_info(c->info), newcomm, request);
+  }());
+}
+
+#pragma weak MPI_Comm_idup_with_info = PMPI_Comm_idup_with_info
+int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, MPI_Request* request) {
+  ApiCall call("MPI_Comm_idup_with_info");
+  return call.finish([&]() -> Rc {
+    CommRef c;
+    FABMPI_TRY(call.comm(comm, &c));
+    InfoRef hints;
+    FABMPI_TRY(to_optional_info(info, &hints));
+    return start_idup(c, copy_info(hints), newcomm, request);
   }());
 }
 

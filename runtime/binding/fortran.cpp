@@ -103,6 +103,27 @@ int PMPI_Status_f2c(const MPI_Fint* f_status, MPI_Status* c_status) {
 }
 
 // An MPI_File is its table handle (an int) carried in a pointer (io/file.hpp), so both directions are casts.
+// The integer handles are the same in both languages: each conversion is the identity (mpi.h also
+// writes them as macros; these are the functions behind PMPI_ names and parenthesized calls).
+#define FABMPI_HANDLE_CONVERSION(Kind, Handle)                       \
+  _Pragma(FABMPI_STRINGIFY(weak MPI_##Kind##_c2f = PMPI_##Kind##_c2f)) \
+  MPI_Fint PMPI_##Kind##_c2f(Handle h) { return static_cast<MPI_Fint>(h); } \
+  _Pragma(FABMPI_STRINGIFY(weak MPI_##Kind##_f2c = PMPI_##Kind##_f2c)) \
+  Handle PMPI_##Kind##_f2c(MPI_Fint h) { return static_cast<Handle>(h); }
+#define FABMPI_STRINGIFY(x) #x
+FABMPI_HANDLE_CONVERSION(Comm, MPI_Comm)
+FABMPI_HANDLE_CONVERSION(Type, MPI_Datatype)
+FABMPI_HANDLE_CONVERSION(Group, MPI_Group)
+FABMPI_HANDLE_CONVERSION(Info, MPI_Info)
+FABMPI_HANDLE_CONVERSION(Request, MPI_Request)
+FABMPI_HANDLE_CONVERSION(Op, MPI_Op)
+FABMPI_HANDLE_CONVERSION(Errhandler, MPI_Errhandler)
+FABMPI_HANDLE_CONVERSION(Message, MPI_Message)
+FABMPI_HANDLE_CONVERSION(Win, MPI_Win)
+FABMPI_HANDLE_CONVERSION(Session, MPI_Session)
+#undef FABMPI_HANDLE_CONVERSION
+#undef FABMPI_STRINGIFY
+
 #pragma weak MPI_File_c2f = PMPI_File_c2f
 MPI_Fint PMPI_File_c2f(MPI_File file) { return static_cast<MPI_Fint>(reinterpret_cast<std::uintptr_t>(file)); }
 

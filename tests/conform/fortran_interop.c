@@ -166,6 +166,78 @@ static void f90_types(void) {
   MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
 }
 
+/* Fortran's named types from C: sizes and names, data, and the reductions the standard defines on them
+ * (MPI-3.1 5.9.2: integer, floating point, complex, logical; MAXLOC / MINLOC on MPI_2REAL,
+ * MPI_2DOUBLE_PRECISION, MPI_2INTEGER, whose index has the value's type). */
+static void named_fortran_types(void) {
+  struct { MPI_Datatype t; int size; const char* name; } named[] = {
+      {MPI_CHARACTER, 1, "MPI_CHARACTER"},       {MPI_INTEGER, 4, "MPI_INTEGER"},
+      {MPI_REAL, 4, "MPI_REAL"},                 {MPI_LOGICAL, 4, "MPI_LOGICAL"},
+      {MPI_DOUBLE_PRECISION, 8, "MPI_DOUBLE_PRECISION"}, {MPI_COMPLEX, 8, "MPI_COMPLEX"},
+      {MPI_DOUBLE_COMPLEX, 16, "MPI_DOUBLE_COMPLEX"}, {MPI_2INTEGER, 8, "MPI_2INTEGER"},
+      {MPI_2REAL, 8, "MPI_2REAL"},               {MPI_2DOUBLE_PRECISION, 16, "MPI_2DOUBLE_PRECISION"},
+      {MPI_INTEGER1, 1, "MPI_INTEGER1"},         {MPI_INTEGER2, 2, "MPI_INTEGER2"},
+      {MPI_INTEGER4, 4, "MPI_INTEGER4"},         {MPI_INTEGER8, 8, "MPI_INTEGER8"},
+      {MPI_REAL4, 4, "MPI_REAL4"},               {MPI_REAL8, 8, "MPI_REAL8"},
+      {MPI_COMPLEX8, 8, "MPI_COMPLEX8"},         {MPI_COMPLEX16, 16, "MPI_COMPLEX16"},
+  };
+  for (size_t i = 0; i < sizeof named / sizeof named[0]; ++i) {
+    int sz = -1, len = 0, ni, na, nt, comb;
+    char name[MPI_MAX_OBJECT_NAME];
+    MPI_OK(MPI_Type_size(named[i].t, &sz));
+    MPI_OK(MPI_Type_get_name(named[i].t, name, &len));
+    MPI_OK(MPI_Type_get_envelope(named[i].t, &ni, &na, &nt, &comb));
+    CHECK(sz == named[i].size, "%s size %d", named[i].name, sz);
+    CHECK(strcmp(name, named[i].name) == 0, "name '%s', expected %s", name, named[i].name);
+    CHECK(comb == MPI_COMBINER_NAMED, "%s combiner %d", named[i].name, comb);
+  }
+
+  int ints[3] = {rank + 1, 2 * rank, -rank}, isum[3];
+  MPI_OK(MPI_Allreduce(ints, isum, 3, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD));
+  CHECK(isum[0] == size * (size + 1) / 2 && isum[1] == size * (size - 1) && isum[2] == -size * (size - 1) / 2,
+        "MPI_INTEGER sum %d %d %d", isum[0], isum[1], isum[2]);
+  double dp = 0.5 * rank, dmax = -1;
+  MPI_OK(MPI_Allreduce(&dp, &dmax, 1, MPI_DOUBLE_PRECISION, MPI_MAX, MPI_COMM_WORLD));
+  CHECK(dmax == 0.5 * (size - 1), "MPI_DOUBLE_PRECISION max %g", dmax);
+  float cx[2] = {1.0f, (float)rank}, csum[2];  /* COMPLEX (re, im) */
+  MPI_OK(MPI_Allreduce(cx, csum, 1, MPI_COMPLEX, MPI_SUM, MPI_COMM_WORLD));
+  CHECK(csum[0] == (float)size && csum[1] == (float)(size * (size - 1) / 2), "MPI_COMPLEX sum (%g, %g)", csum[0],
+        csum[1]);
+
+  /* LOGICAL: .TRUE. is any nonzero value (one rank's input comes back as it is, so compare truth values).
+   * Rank 0 alone is .TRUE. in l[0]; all are in l[1]. */
+  int l[3] = {rank == 0 ? 7 : 0, 5, 0}, land[3], lor[3];
+  MPI_OK(MPI_Allreduce(l, land, 3, MPI_LOGICAL, MPI_LAND, MPI_COMM_WORLD));
+  MPI_OK(MPI_Allreduce(l, lor, 3, MPI_LOGICAL, MPI_LOR, MPI_COMM_WORLD));
+  CHECK(!!land[0] == (size == 1) && land[1] && !land[2], "LOGICAL land %d %d %d", land[0], land[1], land[2]);
+  CHECK(lor[0] && lor[1] && !lor[2], "LOGICAL lor %d %d %d", lor[0], lor[1], lor[2]);
+  MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+  int rc = MPI_Allreduce(l, land, 3, MPI_LOGICAL, MPI_SUM, MPI_COMM_WORLD);
+  CHECK(error_class(rc) == MPI_ERR_OP, "MPI_SUM on MPI_LOGICAL: class %d", error_class(rc));
+  MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
+
+  /* MAXLOC / MINLOC on the Fortran pairs: value and index of the value's type; ties keep the lower index.
+   * Values: rank % 2 (so ranks 0 and 1 hold the minimum and maximum first). */
+  float r2[2] = {(float)(rank % 2), (float)rank}, r2max[2];
+  MPI_OK(MPI_Allreduce(r2, r2max, 1, MPI_2REAL, MPI_MAXLOC, MPI_COMM_WORLD));
+  CHECK(r2max[0] == (size > 1 ? 1.0f : 0.0f) && r2max[1] == (size > 1 ? 1.0f : 0.0f), "MPI_2REAL maxloc (%g, %g)",
+        r2max[0], r2max[1]);
+  double d2[2] = {(double)(rank % 2), (double)rank}, d2min[2];
+  MPI_OK(MPI_Allreduce(d2, d2min, 1, MPI_2DOUBLE_PRECISION, MPI_MINLOC, MPI_COMM_WORLD));
+  CHECK(d2min[0] == 0.0 && d2min[1] == 0.0, "MPI_2DOUBLE_PRECISION minloc (%g, %g)", d2min[0], d2min[1]);
+  int i2[2] = {size - rank, rank}, i2max[2];
+  MPI_OK(MPI_Allreduce(i2, i2max, 1, MPI_2INTEGER, MPI_MAXLOC, MPI_COMM_WORLD));
+  CHECK(i2max[0] == size && i2max[1] == 0, "MPI_2INTEGER maxloc (%d, %d)", i2max[0], i2max[1]);
+
+  /* CHARACTER data around a ring. */
+  char text[8] = "abcdefg", got[8] = "";
+  text[0] = (char)('A' + rank % 26);
+  const int right = (rank + 1) % size, left = (rank + size - 1) % size;
+  MPI_OK(MPI_Sendrecv(text, 8, MPI_CHARACTER, right, 9, got, 8, MPI_CHARACTER, left, 9, MPI_COMM_WORLD,
+                      MPI_STATUS_IGNORE));
+  CHECK(got[0] == (char)('A' + left % 26) && strcmp(got + 1, "bcdefg") == 0, "CHARACTER ring '%s'", got);
+}
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -173,6 +245,7 @@ int main(int argc, char** argv) {
   statuses();
   handles();
   f90_types();
+  named_fortran_types();
   MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
   if (rank == 0) printf("fortran_interop: OK (%d ranks)\n", size);
   MPI_Finalize();

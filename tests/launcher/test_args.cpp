@@ -77,6 +77,16 @@ TEST_CASE("mpirun args: errors say what is wrong", "[args]") {
   CHECK(parse({"--tag-output=yes", "p"}).error.find("does not take") != std::string::npos);
 }
 
+TEST_CASE("mpirun args: MPIEXEC_TIMEOUT as the MPICH and Open MPI launchers read it", "[args]") {
+  int seconds = 0;
+  std::string error;
+  CHECK(parse_timeout_env("180", &seconds, &error));
+  CHECK(seconds == 180);
+  CHECK_FALSE(parse_timeout_env("3m", &seconds, &error));
+  CHECK(error == "MPIEXEC_TIMEOUT='3m' is not a positive number of seconds");
+  CHECK_FALSE(parse_timeout_env("0", &seconds, &error));
+}
+
 TEST_CASE("mpirun args: help needs no program", "[args]") {
   CHECK(parse({"--help"}).options.help);
   CHECK(parse({"-h"}).options.help);

@@ -28,7 +28,8 @@ int main(int argc, char** argv) {
       CHECK(cls == MPI_ERR_TRUNCATE, "size %d: class %d", n, cls);
       CHECK(st.MPI_SOURCE == 1 && st.MPI_TAG == k, "status source %d tag %d", st.MPI_SOURCE, st.MPI_TAG);
       CHECK(status_bytes(&st) == (size_t)cap, "count %zu, expected %d", status_bytes(&st), cap);
-      CHECK(st.MPI_ERROR == MPI_ERR_TRUNCATE, "status.MPI_ERROR %d", st.MPI_ERROR);
+      /* single-completion calls leave MPI_ERROR as the caller set it (MPI-1.1 3.2.5, as MPICH) */
+      CHECK(st.MPI_ERROR == -5, "status.MPI_ERROR %d", st.MPI_ERROR);
       CHECK(b[cap - 1] == 'x' && b[cap] == 0, "buffer overrun or not filled");
       /* nonblocking: error from MPI_Wait, and ERR_IN_STATUS from Waitall */
       memset(b, 0, (size_t)n + 16);

@@ -191,8 +191,25 @@ TEST_CASE("complex, bool, byte, char: allowed and refused ops", "[op]") {
     const bool valid = op == MPI_BAND || op == MPI_BOR || op == MPI_BXOR || op == MPI_REPLACE || op == MPI_NO_OP;
     CHECK(O(op).check(T(MPI_BYTE)).ok() == valid);
   }
-  // MPI_CHAR, MPI_WCHAR and MPI_PACKED are not numeric in MPI.
-  for (MPI_Datatype h : {MPI_CHAR, MPI_WCHAR, MPI_PACKED})
+  // Fortran LOGICAL: 4-byte integers, nonzero is .TRUE., results 1 or 0; only the logical ops.
+  std::int32_t lx[] = {7, 7, 0, 0}, ly[] = {-1, 0, 3, 0};
+  std::int32_t fland[4], flor[4];
+  std::memcpy(fland, ly, sizeof ly), std::memcpy(flor, ly, sizeof ly);
+  O(MPI_LAND).apply(lx, fland, 4, T(MPI_LOGICAL));
+  O(MPI_LOR).apply(lx, flor, 4, T(MPI_LOGICAL));
+  CHECK((fland[0] == 1 && fland[1] == 0 && fland[2] == 0 && fland[3] == 0));
+  CHECK((flor[0] == 1 && flor[1] == 1 && flor[2] == 1 && flor[3] == 0));
+  for (MPI_Op op : kAllOps) {
+    const bool valid = op == MPI_LAND || op == MPI_LOR || op == MPI_LXOR || op == MPI_REPLACE || op == MPI_NO_OP;
+    CHECK(O(op).check(T(MPI_LOGICAL)).ok() == valid);
+  }
+  // Fortran's numeric types take the ops of their class.
+  CHECK(O(MPI_BAND).check(T(MPI_INTEGER)).ok());
+  CHECK(O(MPI_SUM).check(T(MPI_DOUBLE_COMPLEX)).ok());
+  CHECK(O(MPI_MAX).check(T(MPI_DOUBLE_COMPLEX)).code() == MPI_ERR_OP);
+  CHECK(O(MPI_BAND).check(T(MPI_REAL8)).code() == MPI_ERR_OP);
+  // MPI_CHAR, MPI_WCHAR, MPI_PACKED and Fortran's MPI_CHARACTER are not numeric in MPI.
+  for (MPI_Datatype h : {MPI_CHAR, MPI_WCHAR, MPI_PACKED, MPI_CHARACTER})
     for (MPI_Op op : {MPI_SUM, MPI_MAX, MPI_BAND, MPI_LAND}) CHECK(O(op).check(T(h)).code() == MPI_ERR_OP);
 }
 
@@ -228,7 +245,26 @@ TEST_CASE("MAXLOC and MINLOC on the pair types, with the tie rule", "[op]") {
   O(MPI_MAXLOC).apply(two_in, two_io, 2, T(MPI_2INT));
   CHECK((two_io[0] == 4 && two_io[1] == 0 && two_io[2] == 9 && two_io[3] == 2));
 
-  for (MPI_Datatype h : {MPI_FLOAT_INT, MPI_DOUBLE_INT, MPI_LONG_INT, MPI_SHORT_INT, MPI_2INT, MPI_LONG_DOUBLE_INT})
+  // Fortran's pairs: the index has the value's type.
+  float r2_in[] = {3.0f, 5.0f, 1.0f, 2.0f}, r2_io[] = {3.0f, 4.0f, 0.5f, 7.0f};
+  O(MPI_MAXLOC).apply(r2_in, r2_io, 2, T(MPI_2REAL));
+  CHECK((r2_io[0] == 3.0f && r2_io[1] == 4.0f && r2_io[2] == 1.0f && r2_io[3] == 2.0f));
+  double d2_in[] = {-1.0, 8.0}, d2_io[] = {0.0, 1.0};
+  O(MPI_MINLOC).apply(d2_in, d2_io, 1, T(MPI_2DOUBLE_PRECISION));
+  CHECK((d2_io[0] == -1.0 && d2_io[1] == 8.0));
+
+  // Only the value and the index are written, never the padding after them: the last element of a
+  // reduction's scratch ends at its true extent (regression: MPICH's opminloc corrupted the heap).
+  LDI pad_in[2] = {{9.0L, 1}, {9.0L, 1}}, pad_io[2] = {{1.0L, 2}, {1.0L, 2}};
+  unsigned char* tail = reinterpret_cast<unsigned char*>(&pad_io[1]) + offsetof(LDI, i) + sizeof(int);
+  const std::size_t tail_bytes = sizeof(LDI) - offsetof(LDI, i) - sizeof(int);
+  std::memset(tail, 0xa5, tail_bytes);
+  O(MPI_MAXLOC).apply(pad_in, pad_io, 2, T(MPI_LONG_DOUBLE_INT));
+  CHECK((pad_io[1].v == 9.0L && pad_io[1].i == 1));
+  for (std::size_t k = 0; k < tail_bytes; ++k) CHECK(tail[k] == 0xa5);
+
+  for (MPI_Datatype h : {MPI_FLOAT_INT, MPI_DOUBLE_INT, MPI_LONG_INT, MPI_SHORT_INT, MPI_2INT, MPI_LONG_DOUBLE_INT,
+                         MPI_2INTEGER, MPI_2REAL, MPI_2DOUBLE_PRECISION})
     for (MPI_Op op : kAllOps) {
       const bool valid = op == MPI_MAXLOC || op == MPI_MINLOC || op == MPI_REPLACE || op == MPI_NO_OP;
       CHECK(O(op).check(T(h)).ok() == valid);
