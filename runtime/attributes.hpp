@@ -4,6 +4,8 @@
 
 #include <mpi.h>
 
+#include <atomic>
+#include <cstdint>
 #include <map>
 #include <memory>
 
@@ -19,9 +21,18 @@ struct Keyval {
 };
 using KeyvalRef = std::shared_ptr<Keyval>;
 
+// When an attribute was set, process-wide: delete callbacks of one object run newest first (MPI-3.1
+// 8.7.1 asks for LIFO order on MPI_COMM_SELF at MPI_Finalize; keyval order is creation order, not set
+// order).
+inline std::uint64_t next_attribute_stamp() noexcept {
+  static std::atomic<std::uint64_t> stamps{0};
+  return stamps.fetch_add(1, std::memory_order_relaxed) + 1;
+}
+
 struct Attribute {
   KeyvalRef keyval;
   void* value;
+  std::uint64_t stamp = next_attribute_stamp();
 };
 // An object's attributes, keyed by keyval handle (keyvals are numbered in creation order).
 using AttributeMap = std::map<int, Attribute>;

@@ -449,7 +449,9 @@ Rc create_group(const CommRef& parent, const GroupRef& group, int tag, CommRef* 
   return run_blocking(std::move(s), out);
 }
 
-Rc agree_bridged(const BridgedAgreement& a, CommRef* out) {
+namespace {
+
+Setup bridged_setup(const BridgedAgreement& a) {
   Setup s = parent_wide(a.merge ? Creation::create : Creation::inter, a.local);
   // The tree is rooted at the bridging process: rotate the participants so that it is index 0.
   const int n = a.local->size();
@@ -462,7 +464,75 @@ Rc agree_bridged(const BridgedAgreement& a, CommRef* out) {
   s.priority_key = a.priority_key;
   s.remote_group = a.remote_group;
   s.local_comm = a.local_comm;
-  return run_blocking(std::move(s), out);
+  return s;
+}
+
+// MPI_Comm_idup of an intercommunicator as one request: the companion dup of the local group, then the
+// bridged agreement over it. Both setups (and so both creation tags) are made when the call is made.
+class BridgedDup final : public Request, public ProgressSource {
+ public:
+  BridgedDup(const BridgedAgreement& a, CompletionFn on_complete)
+      : Request(Kind::collective),
+        runtime_(a.local->runtime()),
+        bridge_(a.bridge),
+        companion_(std::make_shared<CreationOp>(parent_wide(Creation::dup, a.local))),
+        agreement_(bridged_setup(a)),
+        on_complete_(std::move(on_complete)) {}
+
+  ~BridgedDup() override {
+    if (registered_) runtime_.remove_progress_source(this);
+  }
+
+  CommRef communicator() const override { return bridge_; }
+
+  void begin() {
+    registered_ = true;
+    runtime_.add_progress_source(this);
+    companion_->begin();
+    progress();
+  }
+
+  int progress() override {
+    if (is_complete()) return 0;
+    if (!second_) {
+      if (!companion_->is_complete()) return 0;
+      if (companion_->error != MPI_SUCCESS) return finish(companion_->error), 1;
+      agreement_.local_comm = companion_->result();
+      second_ = std::make_shared<CreationOp>(std::move(agreement_));
+      second_->on_complete = std::move(on_complete_);
+      second_->begin();
+    }
+    if (!second_->is_complete()) return 0;
+    finish(second_->error);
+    return 1;
+  }
+
+ private:
+  void finish(int code) {
+    error = code;
+    registered_ = false;
+    runtime_.remove_progress_source(this);
+    mark_complete();
+  }
+
+  Runtime& runtime_;
+  CommRef bridge_;
+  std::shared_ptr<CreationOp> companion_;
+  Setup agreement_;
+  CompletionFn on_complete_;
+  std::shared_ptr<CreationOp> second_;
+  bool registered_ = false;
+};
+
+}  // namespace
+
+Rc agree_bridged(const BridgedAgreement& a, CommRef* out) { return run_blocking(bridged_setup(a), out); }
+
+Rc start_bridged_dup(const BridgedAgreement& a, CompletionFn on_complete, RequestRef* out) {
+  auto op = std::make_shared<BridgedDup>(a, std::move(on_complete));
+  op->begin();
+  *out = op;
+  return Rc();
 }
 
 Rc start_dup(const CommRef& parent, CompletionFn on_complete, RequestRef* out) {

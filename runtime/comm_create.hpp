@@ -81,4 +81,9 @@ Rc agree_bridged(const BridgedAgreement& agreement, CommRef* out);
 using CompletionFn = std::function<Rc(const CommRef& newcomm)>;
 Rc start_dup(const CommRef& parent, CompletionFn on_complete, RequestRef* out);
 
+// Nonblocking dup of an intercommunicator: a dup of `a.local` becomes the companion (a.local_comm is
+// ignored), then the bridged agreement runs over it; one request for both. The creation tags of both
+// steps are taken in this call, so concurrent creations on the same communicators match everywhere.
+Rc start_bridged_dup(const BridgedAgreement& a, CompletionFn on_complete, RequestRef* out);
+
 }  // namespace fabmpi::comm_create

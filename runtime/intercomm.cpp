@@ -176,9 +176,10 @@ Rc merge(const CommRef& inter, bool high, CommRef* out) {
   return comm_create::agree_bridged(a, out);
 }
 
-Rc dup(const CommRef& inter, CommRef* out) {
-  CommRef companion;
-  FABMPI_TRY(comm_create::dup(inter->local_comm(), &companion));
+namespace {
+
+// The agreement of a dup of `inter` (its companion, local_comm, is filled in by the caller).
+comm_create::BridgedAgreement dup_agreement(const CommRef& inter) {
   comm_create::BridgedAgreement a;
   a.local = inter->local_comm();
   a.bridge = inter;
@@ -187,6 +188,21 @@ Rc dup(const CommRef& inter, CommRef* out) {
   a.priority_key = inter_key(*inter, a.bridge_tag);
   a.group = inter->group();
   a.remote_group = inter->remote_group();
+  return a;
+}
+
+}  // namespace
+
+// Creation tags are per communicator: the local group's (companion, then agreement) and the bridge's
+// are taken in the same order by dup() and start_dup() on every member.
+Rc start_dup(const CommRef& inter, comm_create::CompletionFn on_complete, RequestRef* out) {
+  return comm_create::start_bridged_dup(dup_agreement(inter), std::move(on_complete), out);
+}
+
+Rc dup(const CommRef& inter, CommRef* out) {
+  CommRef companion;
+  FABMPI_TRY(comm_create::dup(inter->local_comm(), &companion));
+  comm_create::BridgedAgreement a = dup_agreement(inter);
   a.local_comm = std::move(companion);
   return comm_create::agree_bridged(a, out);
 }

@@ -13,6 +13,7 @@
 #pragma once
 
 #include "runtime/comm.hpp"
+#include "runtime/comm_create.hpp"
 #include "runtime/rc.hpp"
 
 namespace fabmpi::intercomm {
@@ -29,6 +30,8 @@ Rc merge(const CommRef& inter, bool high, CommRef* out);
 
 // MPI_Comm_dup of an intercommunicator (the binding copies attributes and info).
 Rc dup(const CommRef& inter, CommRef* out);
+// MPI_Comm_idup of an intercommunicator: `on_complete` runs with the new one inside progress.
+Rc start_dup(const CommRef& inter, comm_create::CompletionFn on_complete, RequestRef* out);
 
 // MPI_Comm_split of an intercommunicator (MPI-3.1 6.4.2): an intercommunicator between this group's
 // processes with `color` (ordered by key, then rank) and the remote group's processes with the same

@@ -101,15 +101,17 @@ Rc copy_attributes(int from_handle, const AttributeMap& from, AttributeMap& to) 
     int flag = 0;
     int rc = attr.keyval->copy_fn(from_handle, keyval, attr.keyval->extra_state, attr.value, &out, &flag);
     if (rc != MPI_SUCCESS) return fail(rc, "attribute copy callback for keyval %d returned %d", keyval, rc);
-    if (flag) to[keyval] = Attribute{attr.keyval, out};
+    if (flag) to[keyval] = Attribute{attr.keyval, out, attr.stamp};  // the copies keep their relative order
   }
   return Rc();
 }
 
 Rc delete_attributes(int handle, AttributeMap& attributes) {
-  // One at a time, newest keyval first (a callback may touch the others).
+  // One at a time, the most recently set first (a callback may touch the others).
   while (!attributes.empty()) {
-    auto it = std::prev(attributes.end());
+    auto it = attributes.begin();
+    for (auto k = attributes.begin(); k != attributes.end(); ++k)
+      if (k->second.stamp > it->second.stamp) it = k;
     Attribute attr = it->second;
     int keyval = it->first;
     attributes.erase(it);
@@ -219,14 +221,17 @@ int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval) {
   return call.finish([&]() -> Rc {
     CommRef c;
     FABMPI_TRY(call.comm(comm, &c));
-    KeyvalRef kv;
-    FABMPI_TRY(to_keyval(comm_keyval, &kv));
-    auto it = c->attributes.find(comm_keyval);
-    if (it == c->attributes.end())
+    auto it = c->attributes.find(comm_keyval);  // a freed keyval still names its attributes
+    if (it == c->attributes.end()) {
+      KeyvalRef kv;
+      FABMPI_TRY(to_keyval(comm_keyval, &kv));
       return fail(MPI_ERR_KEYVAL, "no attribute for keyval %d on this communicator", comm_keyval);
-    Comm::Attribute attr = it->second;
-    c->attributes.erase(it);
-    return run_delete_callback(c->handle, comm_keyval, attr);
+    }
+    const Comm::Attribute attr = it->second;
+    // The callback runs first: when it fails the attribute stays (MPI-3.1 6.7.2).
+    FABMPI_TRY(run_delete_callback(c->handle, comm_keyval, attr));
+    c->attributes.erase(comm_keyval);
+    return Rc();
   }());
 }
 

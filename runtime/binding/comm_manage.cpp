@@ -43,6 +43,7 @@ Rc publish(const CommRef& parent, const CommRef& created, bool copy_attributes, 
     Rc rc = copy_comm_attributes(*parent, *created);
     if (!rc.ok()) {
       (void)delete_comm_attributes(*created);
+      *newcomm = MPI_COMM_NULL;  // as MPICH: no half-made communicator
       return rc;
     }
   }
@@ -58,36 +59,15 @@ Rc check_subgroup(const Comm& comm, const Group& group) {
   return Rc();
 }
 
-// MPI_Comm_idup's request for an intercommunicator, whose dup completed inside the call.
-class CompletedDup final : public Request {
- public:
-  explicit CompletedDup(CommRef comm) : Request(Kind::collective), comm_(std::move(comm)) {}
-  CommRef communicator() const override { return comm_; }
-
- private:
-  CommRef comm_;
-};
-
 // MPI_Comm_idup and MPI_Comm_idup_with_info: the new communicator gets `info` as its hints.
 Rc start_idup(const CommRef& c, InfoRef info, MPI_Comm* newcomm, MPI_Request* request) {
   FABMPI_TRY(check_out_ptr(newcomm, "newcomm"));
   FABMPI_TRY(check_out_ptr(request, "request"));
-  if (c->is_inter()) {
-    // An intercommunicator's dup runs to completion here (runtime/intercomm.cpp has blocking steps
-    // only); the request is returned complete.
-    CommRef created;
-    FABMPI_TRY(intercomm::dup(c, &created));
-    FABMPI_TRY(publish(c, created, true, info, newcomm));
-    auto done = std::make_shared<CompletedDup>(c);
-    done->mark_complete();
-    *request = new_request_handle(done);
-    return Rc();
-  }
   // The new handle is written when the agreement completes (inside progress): the standard forbids
   // reading *newcomm before the request completes.
+  auto publish_new = [c, newcomm, info](const CommRef& created) { return publish(c, created, true, info, newcomm); };
   RequestRef req;
-  FABMPI_TRY(comm_create::start_dup(
-      c, [c, newcomm, info](const CommRef& created) { return publish(c, created, true, info, newcomm); }, &req));
+  FABMPI_TRY(c->is_inter() ? intercomm::start_dup(c, publish_new, &req) : comm_create::start_dup(c, publish_new, &req));
   *request = new_request_handle(req);
   return Rc();
 }

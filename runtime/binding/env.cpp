@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/binding/attributes.hpp"
 #include "runtime/binding/library.hpp"
 
 using namespace fabmpi;
@@ -157,6 +158,15 @@ int PMPI_Finalize(void) {
     if (rc.ok() && (!lib.world_initialized || lib.world_finalized))
       rc = fail(MPI_ERR_OTHER, lib.world_finalized ? "MPI_Finalize was already called" : "MPI_Init was not called");
     if (!rc.ok()) return call.finish(rc);
+    // First the equivalent of MPI_Comm_free on MPI_COMM_SELF: its attributes' delete callbacks run,
+    // newest first, while MPI is fully usable and MPI_Finalized still says no (MPI-3.1 8.7.1); then
+    // MPI_COMM_WORLD's, as MPICH does.
+    for (MPI_Comm predefined : {MPI_COMM_SELF, MPI_COMM_WORLD}) {
+      CommRef c;
+      rc = call.comm(predefined, &c);
+      if (rc.ok()) rc = delete_comm_attributes(*c);
+      if (!rc.ok()) return call.finish(rc);
+    }
     lib.world_finalized = true;
     // Sessions still open keep the runtime until the last one is finalized.
     if (lib.open_sessions > 0) return MPI_SUCCESS;

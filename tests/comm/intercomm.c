@@ -458,6 +458,40 @@ static void test_dup(const Inter* x, int tag) {
   MPI_OK(MPI_Comm_free(&dup2));
   MPI_OK(MPI_Comm_free(&dup));
   CHECK(dup == MPI_COMM_NULL && dup2 == MPI_COMM_NULL);
+
+  /* MPI_Comm_idup does not block: local rank 0 waits in receives from every remote process, each sent
+   * after that process started its idup (MPICH's comm_idup pattern), and two idups are in flight at
+   * once, waited in the reverse order. */
+  MPI_Comm idup1, idup2;
+  MPI_Request ireq[2];
+  if (x->lrank == 0) {
+    for (int j = 1; j < n; ++j) {
+      int v = -1;
+      MPI_OK(MPI_Recv(&v, 1, MPI_INT, j, tag + 1, x->ic, MPI_STATUS_IGNORE));
+      CHECK(v == x->rw[j]);
+    }
+    MPI_OK(MPI_Comm_idup(x->ic, &idup1, &ireq[0]));
+    MPI_OK(MPI_Comm_idup(x->ic, &idup2, &ireq[1]));
+  } else {
+    MPI_OK(MPI_Comm_idup(x->ic, &idup1, &ireq[0]));
+    MPI_OK(MPI_Comm_idup(x->ic, &idup2, &ireq[1]));
+    MPI_OK(MPI_Ssend(&g_world_rank, 1, MPI_INT, 0, tag + 1, x->ic));
+  }
+  MPI_OK(MPI_Wait(&ireq[1], MPI_STATUS_IGNORE));
+  MPI_OK(MPI_Wait(&ireq[0], MPI_STATUS_IGNORE));
+  int flags[2] = {-1, -1}, cmp = -1;
+  MPI_OK(MPI_Comm_test_inter(idup1, &flags[0]));
+  MPI_OK(MPI_Comm_test_inter(idup2, &flags[1]));
+  CHECK(flags[0] && flags[1]);
+  MPI_OK(MPI_Comm_compare(idup1, x->ic, &cmp));
+  CHECK(cmp == MPI_CONGRUENT);
+  check_groups(idup2, x->lw, x->lsize, x->lrank, x->rw, x->rsize);
+  int s1 = -1, s2 = -1;
+  MPI_OK(MPI_Allreduce(&g_world_rank, &s1, 1, MPI_INT, MPI_SUM, idup1));
+  MPI_OK(MPI_Allreduce(&g_world_rank, &s2, 1, MPI_INT, MPI_SUM, idup2));
+  CHECK(s1 == rsum && s2 == rsum);
+  MPI_OK(MPI_Comm_free(&idup1));
+  MPI_OK(MPI_Comm_free(&idup2));
   free(on_dup);
   free(dreqs);
   free(sreqs);
