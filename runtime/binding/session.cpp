@@ -6,6 +6,8 @@
 // process sets are "mpi://WORLD" (this job's processes) and "mpi://SELF". A communicator from a group
 // is agreed on by the group's members over the world's processes (MPI_Comm_create_group's machinery
 // with a tag derived from the string tag), so its group must lie within this job.
+#include <strings.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -47,8 +49,9 @@ int thread_level_of(const Info* info) {
 
 Rc pset_group(const char* name, GroupRef* out) {
   if (name == nullptr) return fail(MPI_ERR_ARG, "NULL pointer passed for the process set name");
-  if (std::strcmp(name, kWorldPset) == 0) *out = runtime().world()->group();
-  else if (std::strcmp(name, kSelfPset) == 0) *out = runtime().self()->group();
+  // The names are matched without regard to case, as MPICH and Open MPI match them ("mpi://self").
+  if (strcasecmp(name, kWorldPset) == 0) *out = runtime().world()->group();
+  else if (strcasecmp(name, kSelfPset) == 0) *out = runtime().self()->group();
   else return fail(MPI_ERR_ARG, "unknown process set '%.80s' (fabmpi has mpi://WORLD and mpi://SELF)", name);
   return Rc();
 }
@@ -86,12 +89,13 @@ int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session* ses
     FABMPI_TRY(check_out_ptr(session, "session"));
     Library& lib = library();
     if (lib.state == LibraryState::finalized) return fail(MPI_ERR_OTHER, "MPI was finalized: no new session");
+    // Info objects exist before any initialization (MPI-4.0 11.4): the requested thread level is read
+    // before the runtime starts, since it decides the level the runtime starts with.
     InfoRef given;
-    if (lib.state == LibraryState::initialized) FABMPI_TRY(optional_info(info, &given));
+    FABMPI_TRY(optional_info(info, &given));
     const int level = thread_level_of(given.get());
     if (lib.state != LibraryState::initialized) {
       FABMPI_TRY(start_runtime_for_session(level));
-      FABMPI_TRY(optional_info(info, &given));
       // A process that only ever uses sessions still leaves the job cleanly.
       static bool registered = false;
       if (!registered) {

@@ -140,7 +140,8 @@ int main(int argc, char** argv) {
   MPI_Errhandler early; /* MPI-4.0 11.2.1: session error handlers may be made before any initialization */
   MPI_Session_create_errhandler(session_handler, &early);
   MPI_Info_create(&info);
-  MPI_Info_set(info, "thread_level", "MPI_THREAD_SINGLE");
+  /* The level asked for decides the level the library starts with (this is the first initialization). */
+  MPI_Info_set(info, "thread_level", "MPI_THREAD_MULTIPLE");
   MPI_Session_init(info, early, &s);
   MPI_Info_free(&info);
   handler_calls = 0;
@@ -154,8 +155,15 @@ int main(int argc, char** argv) {
   MPI_Session_get_info(s, &used);
   char value[64];
   MPI_Info_get(used, "thread_level", sizeof value - 1, value, &flag);
-  CHECK(flag);
+  CHECK(flag && strcmp(value, "MPI_THREAD_MULTIPLE") == 0);
   MPI_Info_free(&used);
+  /* Process set names match without regard to case, as in MPICH and Open MPI. */
+  MPI_Group lower;
+  int lower_size = -1;
+  MPI_Group_from_session_pset(s, "mpi://self", &lower);
+  MPI_Group_size(lower, &lower_size);
+  CHECK(lower_size == 1);
+  MPI_Group_free(&lower);
   use_session(s);
   if (only) {
     MPI_Session_finalize(&s);

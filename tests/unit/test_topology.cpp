@@ -37,6 +37,15 @@ TEST_CASE("dims_create balances the free dimensions in non-increasing order", "[
   CHECK(dims_for(8, {2, 0, 2}) == std::vector<int>{2, 2, 2});
   CHECK(dims_for(5, {5}) == std::vector<int>{5});
   CHECK(dims_for(1 << 20, {0, 0, 0}) == std::vector<int>{128, 128, 64});
+  // Equally balanced answers: the one MPICH gives (larger small factors), e.g. spread 6 for 5040 either way.
+  CHECK(dims_for(5040, {0, 0, 0}) == std::vector<int>{21, 16, 15});
+  CHECK(dims_for(6240, {0, 0, 0}) == std::vector<int>{26, 16, 15});
+  CHECK(dims_for(100320, {0, 0, 0}) == std::vector<int>{57, 44, 40});
+  CHECK(dims_for(1800, {0, 0, 0, 0}) == std::vector<int>{9, 8, 5, 5});
+  CHECK(dims_for(108, {0, 0, 0, 0}) == std::vector<int>{4, 3, 3, 3});
+  CHECK(dims_for(8, {0, 0, 0, 0, 0}) == std::vector<int>{2, 2, 2, 1, 1});
+  CHECK(dims_for(2147483647, {0, 0, 0}) == std::vector<int>{2147483647, 1, 1});  // INT_MAX is prime
+  CHECK(dims_for(1 << 30, {0, 0, 0, 0, 0, 0}) == std::vector<int>{32, 32, 32, 32, 32, 32});
   for (int n = 1; n <= 64; ++n) {
     std::vector<int> d = dims_for(n, {0, 0, 0});
     CHECK(d[0] * d[1] * d[2] == n);
