@@ -51,7 +51,14 @@ struct Setup {
   // (its group is `group`).
   GroupRef remote_group;
   CommRef local_comm;
+  // MPI_Comm_idup and the like: every member may have it pending while blocked in another creation.
+  bool nonblocking = false;
 };
+
+// Agreements that processes are blocked in go before pending nonblocking ones (then by key): a process
+// blocked in creation A while its MPI_Comm_idup B is pending must not hold A's ids back for B, whose
+// other members may only reach B once A completes (MPICH's comm_create_group_idup).
+constexpr std::uint64_t kNonblockingKeyBit = std::uint64_t{1} << 63;
 
 // One creation in flight: rounds of (binomial reduce, binomial broadcast) until an id is agreed, then
 // the new communicator is built. Progressed by the runtime's progress loop, so the blocking calls and
@@ -67,9 +74,10 @@ class CreationOp final : public Request, public ProgressSource {
         bytes_(builtin_datatype(MPI_BYTE)),
         words_(kSlotWord + (s_.kind == Creation::split ? s_.participants.size() : 0)),
         // (parent context id, tag) names this agreement identically on every member.
-        priority_key_(s_.priority_key != 0 ? s_.priority_key
-                                           : static_cast<std::uint64_t>(s_.parent->context_id()) << 32 |
-                                                 static_cast<std::uint32_t>(s_.tag)) {}
+        priority_key_((s_.priority_key != 0 ? s_.priority_key
+                                            : static_cast<std::uint64_t>(s_.parent->context_id()) << 32 |
+                                                  static_cast<std::uint32_t>(s_.tag)) |
+                      (s_.nonblocking ? kNonblockingKeyBit : 0)) {}
 
   CommRef communicator() const override { return s_.parent; }
 
@@ -146,7 +154,7 @@ class CreationOp final : public Request, public ProgressSource {
     record_.assign(words_, 0);
     if (s_.wants_id) {
       if (pool_->has_priority(priority_key_)) {
-        reservation_ = pool_->reserve_window(window_);
+        reservation_ = pool_->reserve_window(window_, s_.nonblocking);
         holds_reservation_ = true;
       } else {
         reservation_ = ContextIdPool::Contribution{};  // an agreement with a lower key goes first
@@ -154,7 +162,7 @@ class CreationOp final : public Request, public ProgressSource {
       }
       // Held back: no later window helps either; go straight to a retry.
       record_[kNextWindowWord] =
-          holds_reservation_ ? pool_->next_window_with_free(window_) : ContextIdPool::kNoWindow;
+          holds_reservation_ ? pool_->next_window_with_free(window_, s_.nonblocking) : ContextIdPool::kNoWindow;
       record_[kFlagsWord] = reservation_.held_back ? kFlagHeldBack : 0;
       std::copy(reservation_.mask.begin(), reservation_.mask.end(), record_.begin() + kMaskWord);
     } else {
@@ -319,7 +327,7 @@ class CreationOp final : public Request, public ProgressSource {
 
   void release_reservation() {
     if (!holds_reservation_) return;
-    pool_->unreserve(window_, reservation_.mask);
+    pool_->unreserve(window_, reservation_.mask, s_.nonblocking);
     holds_reservation_ = false;
   }
 
@@ -467,6 +475,11 @@ Setup bridged_setup(const BridgedAgreement& a) {
   return s;
 }
 
+Setup nonblocking(Setup s) {
+  s.nonblocking = true;
+  return s;
+}
+
 // MPI_Comm_idup of an intercommunicator as one request: the companion dup of the local group, then the
 // bridged agreement over it. Both setups (and so both creation tags) are made when the call is made.
 class BridgedDup final : public Request, public ProgressSource {
@@ -475,8 +488,8 @@ class BridgedDup final : public Request, public ProgressSource {
       : Request(Kind::collective),
         runtime_(a.local->runtime()),
         bridge_(a.bridge),
-        companion_(std::make_shared<CreationOp>(parent_wide(Creation::dup, a.local))),
-        agreement_(bridged_setup(a)),
+        companion_(std::make_shared<CreationOp>(nonblocking(parent_wide(Creation::dup, a.local)))),
+        agreement_(nonblocking(bridged_setup(a))),
         on_complete_(std::move(on_complete)) {}
 
   ~BridgedDup() override {
@@ -536,7 +549,9 @@ Rc start_bridged_dup(const BridgedAgreement& a, CompletionFn on_complete, Reques
 }
 
 Rc start_dup(const CommRef& parent, CompletionFn on_complete, RequestRef* out) {
-  auto op = std::make_shared<CreationOp>(parent_wide(Creation::dup, parent));
+  Setup s = parent_wide(Creation::dup, parent);
+  s.nonblocking = true;
+  auto op = std::make_shared<CreationOp>(std::move(s));
   op->on_complete = std::move(on_complete);
   op->begin();
   *out = op;

@@ -6,7 +6,8 @@
 
 namespace fabmpi {
 
-ContextIdPool::ContextIdPool() : used_(kCapacity / 64, 0), reserved_(kCapacity / 64, 0) {
+ContextIdPool::ContextIdPool()
+    : used_(kCapacity / 64, 0), reserved_(kCapacity / 64, 0), reserved_nonblocking_(kCapacity / 64, 0) {
   used_[0] |= (1ull << kWorldId) | (1ull << kSelfId) | (1ull << kBridgeId);
 }
 
@@ -26,23 +27,30 @@ bool ContextIdPool::has_priority(std::uint64_t key) const {
   return agreements_.empty() || *agreements_.begin() >= key;
 }
 
-ContextIdPool::Contribution ContextIdPool::reserve_window(std::uint32_t window) {
+ContextIdPool::Contribution ContextIdPool::reserve_window(std::uint32_t window, bool nonblocking) {
   std::lock_guard lock(mutex_);
   Contribution c;
   const std::size_t base = static_cast<std::size_t>(window) * kWindowWords;
-  for (std::size_t i = 0; i < kWindowWords; ++i) {
+  for (std::size_t i = nonblocking ? kWindowWords / 2 : 0; i < kWindowWords; ++i) {
     const std::uint64_t free_bits = ~used_[base + i];
     c.mask[i] = free_bits & ~reserved_[base + i];
-    if (free_bits & reserved_[base + i]) c.held_back = true;
+    // What nonblocking agreements hold may stay held until this (blocking) one completes: not a reason
+    // to retry.
+    const std::uint64_t waits_for = nonblocking ? reserved_[base + i] : reserved_[base + i] & ~reserved_nonblocking_[base + i];
+    if (free_bits & waits_for) c.held_back = true;
     reserved_[base + i] |= c.mask[i];
+    if (nonblocking) reserved_nonblocking_[base + i] |= c.mask[i];
   }
   return c;
 }
 
-void ContextIdPool::unreserve(std::uint32_t window, const WindowMask& mask) {
+void ContextIdPool::unreserve(std::uint32_t window, const WindowMask& mask, bool nonblocking) {
   std::lock_guard lock(mutex_);
   const std::size_t base = static_cast<std::size_t>(window) * kWindowWords;
-  for (std::size_t i = 0; i < kWindowWords; ++i) reserved_[base + i] &= ~mask[i];
+  for (std::size_t i = 0; i < kWindowWords; ++i) {
+    reserved_[base + i] &= ~mask[i];
+    if (nonblocking) reserved_nonblocking_[base + i] &= ~mask[i];
+  }
 }
 
 void ContextIdPool::claim(std::uint32_t id) {
@@ -94,11 +102,11 @@ std::size_t ContextIdPool::in_use_count() const {
   return n;
 }
 
-std::uint32_t ContextIdPool::next_window_with_free(std::uint32_t window) const {
+std::uint32_t ContextIdPool::next_window_with_free(std::uint32_t window, bool nonblocking) const {
   std::lock_guard lock(mutex_);
   for (std::uint32_t w = window + 1; w < kWindows; ++w) {
     const std::size_t base = static_cast<std::size_t>(w) * kWindowWords;
-    for (std::size_t i = 0; i < kWindowWords; ++i)
+    for (std::size_t i = nonblocking ? kWindowWords / 2 : 0; i < kWindowWords; ++i)
       if (~used_[base + i] & ~reserved_[base + i]) return w;
   }
   return kNoWindow;

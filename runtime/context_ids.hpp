@@ -12,6 +12,12 @@
 // forever (p runs A then B, q runs B then A, each holding the ids the other needs), every agreement has
 // a key that all its members know, and only the lowest key in flight in a process contributes ids; the
 // others contribute none and retry. The lowest key in flight in the whole job then always completes.
+//
+// A nonblocking agreement (MPI_Comm_idup) may wait in a round for members that are still blocked in
+// another creation; while it waits it holds its reservation. So that a blocking creation never waits
+// for it, nonblocking agreements reserve ids in the upper half of a window only, and their holdings do
+// not count as "held back" for a blocking agreement: that one takes the lower half, or moves on to the
+// next window, instead of retrying for ids that may never come back in time.
 #pragma once
 
 #include <array>
@@ -58,9 +64,10 @@ class ContextIdPool {
   bool has_priority(std::uint64_t key) const;
 
   // Reserves, for one agreement round on `window`, every id of it that is free and not already
-  // reserved; return them with unreserve() (and claim() the agreed one).
-  Contribution reserve_window(std::uint32_t window);
-  void unreserve(std::uint32_t window, const WindowMask& mask);
+  // reserved (a nonblocking agreement: of the window's upper half only); return them with unreserve()
+  // (and claim() the agreed one).
+  Contribution reserve_window(std::uint32_t window, bool nonblocking = false);
+  void unreserve(std::uint32_t window, const WindowMask& mask, bool nonblocking = false);
   // Marks `id` in use (a communicator holding it now exists here).
   void claim(std::uint32_t id);
   // Returns `id` to the pool (the communicator holding it was destroyed).
@@ -77,13 +84,15 @@ class ContextIdPool {
   void set_peers(std::uint32_t id, std::shared_ptr<const Group> peers);
   int peer_world_rank(std::uint32_t id, int rank) const;
   std::size_t in_use_count() const;
-  // The lowest window after `window` with an id free and unreserved, or kNoWindow.
-  std::uint32_t next_window_with_free(std::uint32_t window) const;
+  // The lowest window after `window` with an id free and unreserved (in the upper half, for a
+  // nonblocking agreement), or kNoWindow.
+  std::uint32_t next_window_with_free(std::uint32_t window, bool nonblocking = false) const;
 
  private:
   mutable std::mutex mutex_;
   std::vector<std::uint64_t> used_;
-  std::vector<std::uint64_t> reserved_;
+  std::vector<std::uint64_t> reserved_;              // by any agreement round in flight
+  std::vector<std::uint64_t> reserved_nonblocking_;  // the part of it nonblocking agreements hold
   std::multiset<std::uint64_t> agreements_;
   std::map<std::uint32_t, std::string> names_;
   std::map<std::uint32_t, std::shared_ptr<const Group>> peers_;

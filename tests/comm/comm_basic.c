@@ -286,6 +286,27 @@ static void test_idup(void) {
   MPI_OK(MPI_Comm_free(&b));
   MPI_OK(MPI_Comm_free(&c));
   MPI_OK(MPI_Comm_free(&base));
+
+  /* An idup pending across a blocking creation that other ranks enter first (MPICH's
+   * comm_create_group_idup): even ranks create then idup, odd ranks idup then create. The blocking
+   * creation must not wait for the idup's ids. */
+  MPI_Group world_group;
+  MPI_Comm grouped, dup;
+  MPI_Request req;
+  MPI_OK(MPI_Comm_group(MPI_COMM_WORLD, &world_group));
+  if (g_world_rank % 2 == 0) {
+    MPI_OK(MPI_Comm_create_group(MPI_COMM_WORLD, world_group, 7, &grouped));
+    MPI_OK(MPI_Comm_idup(MPI_COMM_WORLD, &dup, &req));
+  } else {
+    MPI_OK(MPI_Comm_idup(MPI_COMM_WORLD, &dup, &req));
+    MPI_OK(MPI_Comm_create_group(MPI_COMM_WORLD, world_group, 7, &grouped));
+  }
+  MPI_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+  check_comm_carries(dup, 12);
+  check_comm_carries(grouped, 13);
+  MPI_OK(MPI_Comm_free(&dup));
+  MPI_OK(MPI_Comm_free(&grouped));
+  MPI_OK(MPI_Group_free(&world_group));
 }
 
 int main(int argc, char** argv) {

@@ -116,6 +116,43 @@ TEST_CASE("concurrent agreements in one process never hand out the same id", "[c
   CHECK(agree({&p, &r}) == 4);
 }
 
+TEST_CASE("a blocking agreement never waits for a pending nonblocking one", "[context_ids]") {
+  // p has an MPI_Comm_idup (nonblocking) waiting in its round for q, while both are blocked in a
+  // creation q entered first (MPICH's comm_create_group_idup). The idup holds the upper half only.
+  Pool p, q;
+  auto idup = p.reserve_window(0, /*nonblocking=*/true);
+  CHECK_FALSE(idup.held_back);
+  for (std::size_t i = 0; i < Pool::kWindowWords / 2; ++i) CHECK(idup.mask[i] == 0);
+  CHECK(idup.mask[Pool::kWindowWords / 2] == ~0ull);
+  auto blocking_p = p.reserve_window(0);
+  auto blocking_q = q.reserve_window(0);
+  CHECK_FALSE(blocking_p.held_back);  // what the idup holds may not come back in time: no retry
+  Pool::WindowMask common;
+  for (std::size_t i = 0; i < common.size(); ++i) common[i] = blocking_p.mask[i] & blocking_q.mask[i];
+  auto outcome = decide_context_id(0, common, 0, blocking_p.held_back || blocking_q.held_back);
+  REQUIRE(outcome.kind == AgreementOutcome::Kind::agreed);
+  CHECK(outcome.value == 3);
+  p.claim(3);
+  q.claim(3);
+  p.unreserve(0, blocking_p.mask);
+  q.unreserve(0, blocking_q.mask);
+  // Then q reaches the idup: both contribute upper-half ids and agree there.
+  auto idup_q = q.reserve_window(0, /*nonblocking=*/true);
+  for (std::size_t i = 0; i < common.size(); ++i) common[i] = idup.mask[i] & idup_q.mask[i];
+  auto second = decide_context_id(0, common, 0, idup.held_back || idup_q.held_back);
+  REQUIRE(second.kind == AgreementOutcome::Kind::agreed);
+  CHECK(second.value == Pool::kWindowIds / 2);
+  p.unreserve(0, idup.mask, true);
+  q.unreserve(0, idup_q.mask, true);
+  // A nonblocking agreement does wait (retries) for what another nonblocking one holds.
+  auto one = p.reserve_window(0, true);
+  auto two = p.reserve_window(0, true);
+  CHECK(two.held_back);
+  p.unreserve(0, one.mask, true);
+  p.unreserve(0, two.mask, true);
+  CHECK(agree({&p, &q}) == 4);
+}
+
 TEST_CASE("decide_context_id: exhausted vs retry", "[context_ids]") {
   Pool::WindowMask none{};
   CHECK(decide_context_id(Pool::kWindows - 1, none, Pool::kNoWindow, false).kind ==
