@@ -245,9 +245,10 @@ Rc Window::wait_for(const RequestRef& request) {
 Rc Window::wait_all_local() {
   // Waiting progresses the target side too (this process serves others meanwhile).
   while (!local_pending_.empty()) {
-    RequestRef r = local_pending_.back().request;
+    // The entry (and the buffer a send reads from) lives until its request completes.
+    InFlight f = std::move(local_pending_.back());
     local_pending_.pop_back();
-    FABMPI_TRY(wait_for(r));
+    FABMPI_TRY(wait_for(f.request));
   }
   return Rc();
 }

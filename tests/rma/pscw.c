@@ -1,6 +1,9 @@
 /* Generalized active target synchronization and request-based operations: three post/start/complete/wait
  * epochs in which every rank puts into every rank's window (each epoch's values checked after MPI_Win_wait),
- * then MPI_Rput and MPI_Rget under MPI_Win_lock_all completed with MPI_Wait. Validated against MPICH. */
+ * then MPI_Rput and MPI_Rget under MPI_Win_lock_all completed with MPI_Wait, then MPICH's test2 pattern:
+ * rank 0 alone accesses rank 1 with 2000 one-int puts and gets in one epoch while rank 1 waits (more
+ * operations than the shared-memory ring holds: regression for operation headers freed while still
+ * queued). Validated against MPICH. */
 #include <mpi.h>
 #include <stdio.h>
 int main(int argc, char** argv) {
@@ -31,8 +34,40 @@ int main(int argc, char** argv) {
   MPI_Win_unlock_all(win);
   ok &= got == 7 + rank;
   if (!ok) printf("rank %d FAILED got %d\n", rank, got);
-  MPI_Group_free(&peers); MPI_Group_free(&world);
   MPI_Win_free(&win);
+
+  if (size >= 2) {
+    enum { N = 1000 };
+    static int A[2 * N], B[N];
+    MPI_Win many;
+    MPI_Group one;
+    if (rank == 0) {
+      for (int i = 0; i < N; ++i) A[i] = i, B[i] = -1;
+      MPI_Win_create(NULL, 0, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &many);
+      int target = 1;
+      MPI_Group_incl(world, 1, &target, &one);
+      MPI_Win_start(one, 0, many);
+      for (int i = 0; i < N; ++i) MPI_Put(&A[i], 1, MPI_INT, 1, i, 1, MPI_INT, many);
+      for (int i = 0; i < N; ++i) MPI_Get(&B[i], 1, MPI_INT, 1, N + i, 1, MPI_INT, many);
+      MPI_Win_complete(many);
+      for (int i = 0; i < N; ++i) ok &= B[i] == -4 * (N + i);
+      MPI_Group_free(&one);
+    } else if (rank == 1) {
+      for (int i = 0; i < 2 * N; ++i) A[i] = -4 * i;
+      MPI_Win_create(A, sizeof A, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &many);
+      int origin = 0;
+      MPI_Group_incl(world, 1, &origin, &one);
+      MPI_Win_post(one, 0, many);
+      MPI_Win_wait(many);
+      for (int i = 0; i < N; ++i) ok &= A[i] == i;
+      MPI_Group_free(&one);
+    } else {
+      MPI_Win_create(NULL, 0, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &many);
+    }
+    MPI_Win_free(&many);
+    if (!ok) printf("rank %d FAILED in the 2000-operation epoch\n", rank);
+  }
+  MPI_Group_free(&peers); MPI_Group_free(&world);
   MPI_Finalize();
   return !ok;
 }
