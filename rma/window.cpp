@@ -750,7 +750,19 @@ void Window::apply(Incoming& in) {
     in.layout->unpack(in.data.data(), bytes, 0, at, h.count);
     return;
   }
-  op->apply(in.data.data(), current.data(), bytes / element->size(), *element);
+  const std::size_t n = bytes / element->size();
+  if (element->is_contiguous()) {
+    op->apply(in.data.data(), current.data(), n, *element);
+  } else {
+    // A pair type with padding (MPI_LONG_DOUBLE_INT, MPI_SHORT_INT...): the operands arrive packed, the
+    // op works on its C layout.
+    const std::size_t span = n * static_cast<std::size_t>(element->extent());
+    std::vector<std::byte> operand(span), target(span);
+    element->unpack(in.data.data(), bytes, 0, operand.data(), n);
+    element->unpack(current.data(), bytes, 0, target.data(), n);
+    op->apply(operand.data(), target.data(), n, *element);
+    element->pack(target.data(), n, 0, current.data(), bytes);
+  }
   in.layout->unpack(current.data(), bytes, 0, at, h.count);
 }
 

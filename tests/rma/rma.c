@@ -1045,6 +1045,41 @@ static void test_errors(void) {
   MPI_OK(MPI_Comm_free(&comm));
 }
 
+/* MAXLOC through MPI_Accumulate on a vector of MPI_LONG_DOUBLE_INT, whose packed elements (20 bytes) are
+ * shorter than its C layout (32): every rank accumulates into its successor; blocks 3 of every 5 pairs
+ * (MPICH's acc_pairtype). */
+static void test_pair_accumulate(void) {
+  typedef struct { long double value; int index; } ldi;
+  enum { N = 25 };
+  ldi origin[N], *target;
+  MPI_Win win;
+  MPI_Datatype vec;
+  MPI_OK(MPI_Type_vector(5, 3, 5, MPI_LONG_DOUBLE_INT, &vec));
+  MPI_OK(MPI_Type_commit(&vec));
+  MPI_OK(MPI_Win_allocate(sizeof(ldi) * N, sizeof(ldi), MPI_INFO_NULL, MPI_COMM_WORLD, &target, &win));
+  for (int i = 0; i < N; ++i) {
+    origin[i].value = 1.5L + i;
+    origin[i].index = 100 + g_rank;
+    target[i].value = (i % 2) ? 1000.0L : 0.0L;  /* the odd ones win over any origin */
+    target[i].index = -1;
+  }
+  MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+  const int to = succ_of(g_rank, g_size), from = pred_of(g_rank, g_size);
+  MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, to, 0, win));
+  MPI_OK(MPI_Accumulate(origin, 1, vec, to, 0, 1, vec, MPI_MAXLOC, win));
+  MPI_OK(MPI_Win_unlock(to, win));
+  MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+  MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, g_rank, 0, win));
+  for (int i = 0; i < N; ++i) {
+    const int covered = i % 5 < 3;
+    if (covered && i % 2 == 0) CHECK(target[i].value == 1.5L + i && target[i].index == 100 + from);
+    else CHECK(target[i].value == ((i % 2) ? 1000.0L : 0.0L) && target[i].index == -1);
+  }
+  MPI_OK(MPI_Win_unlock(g_rank, win));
+  MPI_OK(MPI_Win_free(&win));
+  MPI_OK(MPI_Type_free(&vec));
+}
+
 int main(int argc, char** argv) {
   MPI_OK(MPI_Init(&argc, &argv));
   MPI_OK(MPI_Comm_rank(MPI_COMM_WORLD, &g_rank));
@@ -1058,6 +1093,7 @@ int main(int argc, char** argv) {
   test_passive();
   test_nocheck();
   test_atomics();
+  test_pair_accumulate();
   test_errors();
   int total = 0;
   MPI_OK(MPI_Allreduce(&g_failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
