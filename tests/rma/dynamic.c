@@ -2,8 +2,9 @@
  * arrays, publishes their addresses (MPI_Get_address + MPI_Allgather), and under MPI_Win_lock_all puts into
  * the next rank's first array, accumulates into the previous rank's second array with a vector target
  * type, reads both back after flushes, then detaches and re-attaches a fresh array and uses it in a fence
- * epoch. Attributes: MPI_WIN_CREATE_FLAVOR is MPI_WIN_FLAVOR_DYNAMIC, MPI_WIN_SIZE 0. Validated against
- * MPICH. */
+ * epoch. Then two halves of one array attached separately, and a put and a get that span both (MPICH's
+ * win_dynamic_rma_flush_get). Attributes: MPI_WIN_CREATE_FLAVOR is MPI_WIN_FLAVOR_DYNAMIC, MPI_WIN_SIZE 0.
+ * Validated against MPICH. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,6 +81,24 @@ int main(int argc, char** argv) {
   CHECK(c[1] == prev);
   MPI_Win_detach(win, c);
   free(c);
+
+  /* One access across two regions attached separately that touch. */
+  int halves[2 * N], across[N];
+  for (int i = 0; i < 2 * N; ++i) halves[i] = -1;
+  MPI_Win_attach(win, halves, N * sizeof(int));
+  MPI_Win_attach(win, halves + N, N * sizeof(int));
+  MPI_Get_address(halves + N / 2, &mine[0]);  /* the middle of the first half */
+  MPI_Allgather(mine, 1, MPI_AINT, all, 1, MPI_AINT, MPI_COMM_WORLD);
+  MPI_Win_lock_all(0, win);
+  MPI_Put(values, N, MPI_INT, next, all[next], N, MPI_INT, win);
+  MPI_Win_flush(next, win);
+  MPI_Get(across, N, MPI_INT, next, all[next], N, MPI_INT, win);
+  MPI_Win_unlock_all(win);
+  for (int i = 0; i < N; ++i) CHECK(across[i] == 1000 * rank + i);
+  MPI_Barrier(MPI_COMM_WORLD);
+  for (int i = 0; i < 2 * N; ++i) CHECK(halves[i] == (i >= N / 2 && i < N / 2 + N ? 1000 * prev + i - N / 2 : -1));
+  MPI_Win_detach(win, halves);
+  MPI_Win_detach(win, halves + N);
 
   MPI_Type_free(&every_other);
   MPI_Win_free(&win);

@@ -1,7 +1,9 @@
 /* MPI_Win_allocate_shared and MPI_Win_shared_query: every member writes its own part (of a different size
  * on odd and even ranks) under lock_all, synchronizes with MPI_Win_sync + barrier, reads every other part
  * through shared_query's pointer, checks the flavor attribute, then puts to the next member through the
- * usual RMA path and reads what the previous one put. Validated against MPICH. */
+ * usual RMA path and reads what the previous one put. A second window where the odd node ranks contribute
+ * nothing: their shared_query answers size 0 and a NULL base (as MPICH), MPI_PROC_NULL the first
+ * nonempty segment. Validated against MPICH. */
 #include <mpi.h>
 #include <stdio.h>
 int main(int argc, char** argv) {
@@ -40,6 +42,23 @@ int main(int argc, char** argv) {
   MPI_Win_unlock(nrank, win);
   ok &= got == 1000 + (rank - nrank) + (nrank + nsize - 1) % nsize;  /* from the previous node rank */
   if (!ok || !flavor_ok) printf("rank %d: ok %d flavor %d got %d\n", rank, ok, flavor_ok, got);
+  MPI_Win_free(&win);
+
+  int* part;
+  MPI_Win_allocate_shared(nrank % 2 ? 0 : 4 * sizeof(int), sizeof(int), MPI_INFO_NULL, node, &part, &win);
+  for (int r = 0; r < nsize; ++r) {
+    MPI_Aint sz; int du; int* p;
+    MPI_Win_shared_query(win, r, &sz, &du, &p);
+    if (r % 2) ok &= sz == 0 && p == NULL;
+    else ok &= sz == 4 * (MPI_Aint)sizeof(int) && p != NULL;
+  }
+  {
+    MPI_Aint sz; int du; int* p; int* first;
+    MPI_Win_shared_query(win, 0, &sz, &du, &first);
+    MPI_Win_shared_query(win, MPI_PROC_NULL, &sz, &du, &p);
+    ok &= p == first && sz == 4 * (MPI_Aint)sizeof(int);
+  }
+  if (!ok) printf("rank %d: zero-size shared_query failed\n", rank);
   MPI_Win_free(&win);
   MPI_Comm_free(&node);
   MPI_Finalize();
