@@ -393,13 +393,16 @@ Rc Window::accumulate(const void* origin, int origin_count, const DatatypeRef& o
   FABMPI_TRY(check_epoch(target, what));
   FABMPI_TRY(check_range(target, target_disp, target_count, *target_type));
   const bool no_op = op->predefined() == MPI_NO_OP;
-  if (!no_op && origin_type->element_type() != target_type->element_type())
+  const std::size_t origin_bytes = static_cast<std::size_t>(origin_count) * origin_type->size();
+  const std::size_t target_bytes = static_cast<std::size_t>(target_count) * target_type->size();
+  // Types only have to match when something moves (MPICH's badrma: zero counts and zero-size types of
+  // any kinds together are fine).
+  if (!no_op && (origin_bytes != 0 || target_bytes != 0) &&
+      origin_type->element_type() != target_type->element_type())
     return fail(MPI_ERR_TYPE, "%s: the origin and target datatypes are built from different predefined types", what);
-  if (!no_op && static_cast<std::size_t>(origin_count) * origin_type->size() !=
-                    static_cast<std::size_t>(target_count) * target_type->size())
-    return fail(MPI_ERR_COUNT, "%s: the origin moves %zu bytes, the target layout holds %zu", what,
-                static_cast<std::size_t>(origin_count) * origin_type->size(),
-                static_cast<std::size_t>(target_count) * target_type->size());
+  if (!no_op && origin_bytes != target_bytes)
+    return fail(MPI_ERR_COUNT, "%s: the origin moves %zu bytes, the target layout holds %zu", what, origin_bytes,
+                target_bytes);
   Header h = target_header(fetch ? Kind::get_acc : Kind::acc,
                            target_disp * disp_units_[static_cast<std::size_t>(target)], target_count, *target_type);
   h.data_tag = next_data_tag(target);

@@ -115,6 +115,9 @@ class Window final : public ProgressSource {
 
   std::string name;
   ErrhandlerRef errhandler;
+  // The hints MPI_Win_get_info reports (MPI-3.1 11.2.7): the window keys given at creation or by
+  // MPI_Win_set_info over their defaults; other keys are ignored, as MPICH ignores them.
+  std::map<std::string, std::string> hints;
   std::map<int, Comm::Attribute> attributes;  // user keyvals (MPI_Win_set_attr), by keyval handle
   int handle = MPI_WIN_NULL;  // set by the binding layer
   // What MPI_Win_get_attr points to (MPI-3.1 11.2.6).

@@ -129,6 +129,32 @@ int PMPI_Info_get(MPI_Info info, const char* key, int valuelen, char* value, int
   }());
 }
 
+// MPI-4.0 10.1: the value and its length in one call. *buflen in: the buffer's size, NUL included (0:
+// only ask for the length); out: the value's length plus one. A longer value comes back truncated.
+#pragma weak MPI_Info_get_string = PMPI_Info_get_string
+int PMPI_Info_get_string(MPI_Info info, const char* key, int* buflen, char* value, int* flag) {
+  ApiCall call("MPI_Info_get_string");
+  return call.finish([&]() -> Rc {
+    InfoRef obj;
+    FABMPI_TRY(to_info(info, &obj));
+    FABMPI_TRY(check_key(key));
+    FABMPI_TRY(check_out_ptr(buflen, "buflen"));
+    FABMPI_TRY(check_out_ptr(flag, "flag"));
+    if (*buflen < 0) return fail(MPI_ERR_ARG, "negative buflen %d", *buflen);
+    const std::string* v = obj->get(key);
+    *flag = v != nullptr;
+    if (!v) return Rc();
+    if (*buflen > 0) {
+      FABMPI_TRY(check_out_ptr(value, "value"));
+      const std::size_t n = std::min<std::size_t>(v->size(), static_cast<std::size_t>(*buflen) - 1);
+      std::memcpy(value, v->data(), n);
+      value[n] = '\0';
+    }
+    *buflen = static_cast<int>(v->size()) + 1;
+    return Rc();
+  }());
+}
+
 #pragma weak MPI_Info_get_valuelen = PMPI_Info_get_valuelen
 int PMPI_Info_get_valuelen(MPI_Info info, const char* key, int* valuelen, int* flag) {
   ApiCall call("MPI_Info_get_valuelen");

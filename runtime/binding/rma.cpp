@@ -60,6 +60,22 @@ Rc check_rma_op(MPI_Op handle, const Datatype& type, int count, OpRef* op) {
   return (*op)->check(type);
 }
 
+// The window info keys of MPI-3.1 11.2.1 (and MPI-4.0's mpi_accumulate_granularity): what a window
+// remembers from an info object; the two with a default in the standard start with it.
+constexpr const char* kWindowHintKeys[] = {"no_locks",  "accumulate_ordering",    "accumulate_ops",
+                                           "same_size", "same_disp_unit",         "alloc_shared_noncontig",
+                                           "mpi_accumulate_granularity"};
+
+void apply_window_hints(const Info* info, std::map<std::string, std::string>* hints) {
+  if (hints->empty()) {
+    (*hints)["accumulate_ordering"] = "rar,raw,war,waw";
+    (*hints)["accumulate_ops"] = "same_op_no_op";
+  }
+  if (!info) return;
+  for (const char* key : kWindowHintKeys)
+    if (const std::string* value = info->get(key)) (*hints)[key] = *value;
+}
+
 Rc create_window(ApiCall& call, void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
                  rma::Window::Memory memory, void* baseptr, MPI_Win* win) {
   const bool allocate = memory == rma::Window::Memory::allocated || memory == rma::Window::Memory::shared;
@@ -68,15 +84,14 @@ Rc create_window(ApiCall& call, void* base, MPI_Aint size, int disp_unit, MPI_In
   FABMPI_TRY(check_intra(*c));
   if (size < 0) return fail(MPI_ERR_SIZE, "negative window size %lld", static_cast<long long>(size));
   if (disp_unit <= 0) return fail(MPI_ERR_DISP, "displacement unit %d (must be positive)", disp_unit);
-  if (info != MPI_INFO_NULL) {
-    InfoRef hints;
-    FABMPI_TRY(to_info(info, &hints));
-  }
+  InfoRef hints;
+  if (info != MPI_INFO_NULL) FABMPI_TRY(to_info(info, &hints));
   FABMPI_TRY(check_out_ptr(win, "win"));
   if (allocate) FABMPI_TRY(check_out_ptr(baseptr, "baseptr"));
   WindowRef w;
   FABMPI_TRY(rma::Window::create(c, base, size, disp_unit, memory, &w));
   w->errhandler = predefined_errhandler(Errhandler::Kind::are_fatal);  // MPI-3.1 8.3: windows start fatal
+  apply_window_hints(hints.get(), &w->hints);
   w->handle = library().windows.insert(w);
   if (allocate) {
     void* base_address = w->base();
@@ -686,6 +701,36 @@ int PMPI_Win_test(MPI_Win win, int* flag) {
     bool done = false;
     FABMPI_TRY(w->test_exposure(&done));
     *flag = done ? 1 : 0;
+    return Rc();
+  }());
+}
+
+#pragma weak MPI_Win_set_info = PMPI_Win_set_info
+int PMPI_Win_set_info(MPI_Win win, MPI_Info info) {
+  ApiCall call("MPI_Win_set_info");
+  return call.finish([&]() -> Rc {
+    FABMPI_TRY(call.require_initialized());
+    WindowRef w;
+    FABMPI_TRY(to_window(call, win, &w));
+    InfoRef hints;
+    if (info != MPI_INFO_NULL) FABMPI_TRY(to_info(info, &hints));
+    apply_window_hints(hints.get(), &w->hints);
+    return Rc();
+  }());
+}
+
+#pragma weak MPI_Win_get_info = PMPI_Win_get_info
+int PMPI_Win_get_info(MPI_Win win, MPI_Info* info_used) {
+  ApiCall call("MPI_Win_get_info");
+  return call.finish([&]() -> Rc {
+    FABMPI_TRY(call.require_initialized());
+    WindowRef w;
+    FABMPI_TRY(to_window(call, win, &w));
+    FABMPI_TRY(check_out_ptr(info_used, "info_used"));
+    auto copy = std::make_shared<Info>();
+    for (const auto& [key, value] : w->hints) copy->set(key, value);
+    copy->handle = library().infos.insert(copy);
+    *info_used = copy->handle;
     return Rc();
   }());
 }
