@@ -75,7 +75,9 @@ typedef struct MPI_Status {
 #define MPI_SIMILAR   2
 #define MPI_UNEQUAL   3
 
-#define MPI_COMM_TYPE_SHARED 1
+#define MPI_COMM_TYPE_SHARED      1
+#define MPI_COMM_TYPE_HW_GUIDED   2  /* MPI-4.0: info key "mpi_hw_resource_type" names the resource */
+#define MPI_COMM_TYPE_HW_UNGUIDED 3  /* MPI-4.0: the coarsest level that splits comm into strict subsets */
 
 /* topology kinds (MPI_Topo_test) */
 #define MPI_GRAPH      1

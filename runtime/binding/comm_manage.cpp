@@ -4,11 +4,14 @@
 // argument checks, attributes and info.
 #include <algorithm>
 #include <cstring>
+#include <string>
+#include <vector>
 
 #include "runtime/binding/attributes.hpp"
 #include "runtime/binding/library.hpp"
 #include "runtime/comm_create.hpp"
 #include "runtime/group_ops.hpp"
+#include "runtime/hardware_split.hpp"
 #include "runtime/intercomm.hpp"
 
 using namespace fabmpi;
@@ -69,6 +72,36 @@ Rc start_idup(const CommRef& c, InfoRef info, MPI_Comm* newcomm, MPI_Request* re
   RequestRef req;
   FABMPI_TRY(c->is_inter() ? intercomm::start_dup(c, publish_new, &req) : comm_create::start_dup(c, publish_new, &req));
   *request = new_request_handle(req);
+  return Rc();
+}
+
+// MPI_COMM_TYPE_HW_UNGUIDED: the coarsest hardware level at which the members of `c` fall into at least
+// two groups, every member within one object of it; every member learns every member's colors (one
+// allgather), so all choose the same level. No such level: MPI_UNDEFINED everywhere (MPI_COMM_NULL).
+Rc unguided_level(const CommRef& c, int node, int* color, std::string* resource) {
+  *color = MPI_UNDEFINED;
+  if (c->is_inter()) return Rc();  // defined on intracommunicators
+  const std::vector<std::string>& levels = hardware::unguided_levels();
+  const int n = static_cast<int>(levels.size());
+  std::vector<int> mine(levels.size());
+  for (int l = 0; l < n; ++l) mine[static_cast<std::size_t>(l)] = hardware::resource_color(levels[static_cast<std::size_t>(l)], node);
+  std::vector<int> all(levels.size() * static_cast<std::size_t>(c->size()));
+  const int rc = PMPI_Allgather(mine.data(), n, MPI_INT, all.data(), n, MPI_INT, c->handle);
+  if (rc != MPI_SUCCESS) return Rc(rc);
+  for (int l = 0; l < n; ++l) {
+    bool everyone_within = true, split = false;
+    const int first = all[static_cast<std::size_t>(l)];
+    for (int r = 0; r < c->size(); ++r) {
+      const int v = all[static_cast<std::size_t>(r * n + l)];
+      everyone_within = everyone_within && v >= 0;
+      split = split || v != first;
+    }
+    if (everyone_within && split) {
+      *color = mine[static_cast<std::size_t>(l)];
+      *resource = levels[static_cast<std::size_t>(l)];
+      return Rc();
+    }
+  }
   return Rc();
 }
 
@@ -151,18 +184,44 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
   return call.finish([&]() -> Rc {
     CommRef c;
     FABMPI_TRY(call.comm(comm, &c));
-    if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED)
-      return fail(MPI_ERR_ARG, "invalid split_type %d (MPI_COMM_TYPE_SHARED or MPI_UNDEFINED)", split_type);
+    if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_COMM_TYPE_HW_GUIDED &&
+        split_type != MPI_COMM_TYPE_HW_UNGUIDED && split_type != MPI_UNDEFINED)
+      return fail(MPI_ERR_ARG,
+                  "invalid split_type %d (MPI_COMM_TYPE_SHARED, MPI_COMM_TYPE_HW_GUIDED, MPI_COMM_TYPE_HW_UNGUIDED "
+                  "or MPI_UNDEFINED)", split_type);
     InfoRef hints;
     FABMPI_TRY(to_optional_info(info, &hints));
     FABMPI_TRY(check_out_ptr(newcomm, "newcomm"));
+    // The node index the launcher assigned, never the host name (tests emulate several hosts).
+    const Runtime& rt = c->runtime();
+    const int node = rt.node_of_rank()[static_cast<std::size_t>(rt.world_rank())];
     int color = MPI_UNDEFINED;
+    std::string resource;  // HW splits: the resource type the new communicator stands for
     if (split_type == MPI_COMM_TYPE_SHARED) {
-      // The node index the launcher assigned, never the host name (tests emulate several hosts).
-      const Runtime& rt = c->runtime();
-      color = rt.node_of_rank()[static_cast<std::size_t>(rt.world_rank())];
+      color = node;
+    } else if (split_type == MPI_COMM_TYPE_HW_GUIDED) {
+      // No key, or a type this implementation does not know: MPI_COMM_NULL (MPI-4.0 7.4.2).
+      const std::string* asked = hints ? hints->get("mpi_hw_resource_type") : nullptr;
+      if (asked) {
+        if (auto type = hardware::canonical_type(*asked)) {
+          const int hw = hardware::resource_color(*type, node);
+          if (hw >= 0) color = hw, resource = *asked;
+        }
+      }
+    } else if (split_type == MPI_COMM_TYPE_HW_UNGUIDED) {
+      FABMPI_TRY(unguided_level(c, node, &color, &resource));
     }
-    return split_and_publish(c, color, key, newcomm);
+    FABMPI_TRY(split_and_publish(c, color, key, newcomm));
+    if (*newcomm != MPI_COMM_NULL && !resource.empty()) {
+      // The new communicator's info says which resource it stands for; like MPICH, the caller's info
+      // object says it too (HW_UNGUIDED chooses the level).
+      CommRef created;
+      FABMPI_TRY(call.comm(*newcomm, &created));
+      if (!created->info) created->info = std::make_shared<Info>();
+      created->info->set("mpi_hw_resource_type", resource);
+      if (hints && split_type == MPI_COMM_TYPE_HW_UNGUIDED) hints->set("mpi_hw_resource_type", resource);
+    }
+    return Rc();
   }());
 }
 

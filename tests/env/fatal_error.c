@@ -1,6 +1,7 @@
 /* Rank 1 (or 0 on one rank) makes an erroneous call (or, for "preinit", a call before MPI_Init) under the default MPI_ERRORS_ARE_FATAL handler while
  * the other ranks wait in a receive that will never complete. The job must end with one message naming
  * the rank, the function and the reason, and a non-zero exit status. */
+#define _DEFAULT_SOURCE /* setenv, usleep under -std=c11 */
 #include <mpi.h>
 #include <stdlib.h>
 #include <string.h>
