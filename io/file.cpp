@@ -135,6 +135,28 @@ Rc File::close() {
   return Rc();
 }
 
+namespace {
+
+Rc check_view_layout(const Datatype& type, const char* which, bool read_only) {
+  std::int64_t previous_start = 0, previous_end = 0;
+  bool first = true;
+  for (const Block& b : type.blocks()) {
+    if (b.offset < 0) return fail(MPI_ERR_IO, "the %s has a negative displacement (%lld)", which, static_cast<long long>(b.offset));
+    if (!first && b.offset < previous_start)
+      return fail(MPI_ERR_IO, "the %s's displacements decrease (%lld after %lld)", which,
+                  static_cast<long long>(b.offset), static_cast<long long>(previous_start));
+    if (!first && b.offset < previous_end && !read_only)
+      return fail(MPI_ERR_IO, "the %s's blocks overlap at byte %lld (allowed only in a read-only file)", which,
+                  static_cast<long long>(b.offset));
+    previous_start = b.offset;
+    previous_end = std::max(previous_end, b.offset + static_cast<std::int64_t>(b.length));
+    first = false;
+  }
+  return Rc();
+}
+
+}  // namespace
+
 Rc File::set_view(MPI_Offset disp, const DatatypeRef& etype, const DatatypeRef& filetype, const std::string& datarep) {
   if (datarep != "native")
     return fail(MPI_ERR_UNSUPPORTED_DATAREP, "data representation '%s' (fabmpi has \"native\" only)", datarep.c_str());
@@ -143,14 +165,21 @@ Rc File::set_view(MPI_Offset disp, const DatatypeRef& etype, const DatatypeRef& 
   if (filetype->size() % etype->size() != 0)
     return fail(MPI_ERR_TYPE, "the filetype's size (%zu) is not a multiple of the etype's (%zu)", filetype->size(),
                 etype->size());
-  if (filetype->lb() < 0 || filetype->true_lb() < 0)
-    return fail(MPI_ERR_TYPE, "the filetype has a negative displacement");
-  if (disp == MPI_DISPLACEMENT_CURRENT) {
-    if (!(amode_ & MPI_MODE_SEQUENTIAL))
-      return fail(MPI_ERR_ARG, "MPI_DISPLACEMENT_CURRENT needs a file opened with MPI_MODE_SEQUENTIAL");
-    disp = byte_offset(position);
-  }
+  // Displacements non-negative and nondecreasing, without overlaps where the file can be written
+  // (MPI-3.1 13.3). MPI_ERR_IO, the class ROMIO (MPICH, Open MPI) gives these views.
+  FABMPI_TRY(check_view_layout(*etype, "etype", (amode_ & MPI_MODE_RDONLY) != 0));
+  FABMPI_TRY(check_view_layout(*filetype, "filetype", (amode_ & MPI_MODE_RDONLY) != 0));
+  if (filetype->lb() < 0) return fail(MPI_ERR_IO, "the filetype has a negative lower bound");
+  if (disp == MPI_DISPLACEMENT_CURRENT && !(amode_ & MPI_MODE_SEQUENTIAL))
+    return fail(MPI_ERR_ARG, "MPI_DISPLACEMENT_CURRENT needs a file opened with MPI_MODE_SEQUENTIAL");
   FABMPI_TRY(barrier(comm_));  // no access of the old view runs while the shared pointer resets
+  if (disp == MPI_DISPLACEMENT_CURRENT) {
+    // A sequential file has only the shared pointer: the view starts where it is (MPI-3.1 13.3).
+    MPI_Offset shared = 0;
+    FABMPI_TRY(shared_fetch_add(0, &shared));
+    disp = byte_offset(shared);
+    FABMPI_TRY(barrier(comm_));  // everyone has read it before rank 0 resets it below
+  }
   disp_ = disp;
   etype_ = etype;
   filetype_ = filetype;

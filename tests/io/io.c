@@ -1325,6 +1325,56 @@ static void test_memtypes(void) {
   }
 }
 
+/* 11. views that MPI-3.1 13.3 forbids: an etype or filetype with a negative displacement, decreasing
+ *     displacements, or overlapping blocks in a writable file -> MPI_ERR_IO (ROMIO's class), overlaps
+ *     in a read-only file allowed; and a MPI_MODE_SEQUENTIAL file whose view starts at
+ *     MPI_DISPLACEMENT_CURRENT, the shared pointer after a header (MPICH's setviewcur). */
+static MPI_Datatype indexed2(int d0, int b0, int d1, int b1) {
+  int disp[2] = {d0, d1}, blen[2] = {b0, b1};
+  MPI_Datatype t;
+  OK(MPI_Type_indexed(2, blen, disp, MPI_INT, &t));
+  OK(MPI_Type_commit(&t));
+  return t;
+}
+
+static void test_bad_views_and_sequential(void) {
+  MPI_File fh;
+  OK(MPI_File_open(MPI_COMM_WORLD, fname(12), MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
+  MPI_Datatype negative = indexed2(-2, 1, 2, 1), decreasing = indexed2(3, 1, 0, 1), overlap = indexed2(0, 3, 1, 1);
+  FAILS_WITH(MPI_File_set_view(fh, 0, negative, negative, "native", MPI_INFO_NULL), MPI_ERR_IO);
+  FAILS_WITH(MPI_File_set_view(fh, 0, MPI_INT, negative, "native", MPI_INFO_NULL), MPI_ERR_IO);
+  FAILS_WITH(MPI_File_set_view(fh, 0, decreasing, decreasing, "native", MPI_INFO_NULL), MPI_ERR_IO);
+  FAILS_WITH(MPI_File_set_view(fh, 0, MPI_INT, decreasing, "native", MPI_INFO_NULL), MPI_ERR_IO);
+  FAILS_WITH(MPI_File_set_view(fh, 0, MPI_INT, overlap, "native", MPI_INFO_NULL), MPI_ERR_IO);
+  FAILS_WITH(MPI_File_set_view(fh, MPI_DISPLACEMENT_CURRENT, MPI_INT, MPI_INT, "native", MPI_INFO_NULL),
+             MPI_ERR_ARG);  /* not a sequential file */
+  /* A header, then each rank's value in rank order. */
+  int header = size, value = rank;
+  MPI_Status st;
+  OK(MPI_File_write_all(fh, &header, rank == 0 ? 1 : 0, MPI_INT, &st));
+  OK(MPI_File_seek_shared(fh, (MPI_Offset)sizeof(int), MPI_SEEK_SET));  /* the default view counts bytes */
+  OK(MPI_File_write_ordered(fh, &value, 1, MPI_INT, &st));
+  OK(MPI_File_close(&fh));
+  OK(MPI_File_open(MPI_COMM_WORLD, fname(12), MPI_MODE_RDONLY, MPI_INFO_NULL, &fh));
+  OK(MPI_File_set_view(fh, 0, MPI_INT, overlap, "native", MPI_INFO_NULL));  /* read-only: allowed */
+  OK(MPI_File_close(&fh));
+  OK(MPI_File_open(MPI_COMM_WORLD, fname(12), MPI_MODE_RDONLY | MPI_MODE_SEQUENTIAL, MPI_INFO_NULL, &fh));
+  if (rank == 0) {
+    int got = -1;
+    OK(MPI_File_read_shared(fh, &got, 1, MPI_INT, &st));
+    CHECK_EQ(got, size);
+  }
+  OK(MPI_Barrier(MPI_COMM_WORLD));
+  OK(MPI_File_set_view(fh, MPI_DISPLACEMENT_CURRENT, MPI_INT, MPI_INT, "native", MPI_INFO_NULL));
+  int mine = -1;
+  OK(MPI_File_read_ordered(fh, &mine, 1, MPI_INT, &st));
+  CHECK_EQ(mine, rank);
+  OK(MPI_File_close(&fh));
+  OK(MPI_Type_free(&negative));
+  OK(MPI_Type_free(&decreasing));
+  OK(MPI_Type_free(&overlap));
+}
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -1342,6 +1392,7 @@ int main(int argc, char** argv) {
   test_size();
   test_errhandlers();
   test_memtypes();
+  test_bad_views_and_sequential();
 
   /* Delete every file through MPI; none may be left. */
   OK(MPI_Barrier(MPI_COMM_WORLD));
