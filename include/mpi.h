@@ -732,6 +732,16 @@ FABMPI_PUBLIC int MPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype
                            int *position, MPI_Comm comm);
 FABMPI_PUBLIC int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize,
                             int *position, MPI_Comm comm);
+FABMPI_PUBLIC int MPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint *size);
+FABMPI_PUBLIC int PMPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint *size);
+FABMPI_PUBLIC int MPI_Pack_external(const char datarep[], const void *inbuf, int incount, MPI_Datatype datatype,
+                                    void *outbuf, MPI_Aint outsize, MPI_Aint *position);
+FABMPI_PUBLIC int PMPI_Pack_external(const char datarep[], const void *inbuf, int incount, MPI_Datatype datatype,
+                                     void *outbuf, MPI_Aint outsize, MPI_Aint *position);
+FABMPI_PUBLIC int MPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position,
+                                      void *outbuf, int outcount, MPI_Datatype datatype);
+FABMPI_PUBLIC int PMPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position,
+                                       void *outbuf, int outcount, MPI_Datatype datatype);
 FABMPI_PUBLIC int MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount,
                              MPI_Datatype datatype, MPI_Comm comm);
 FABMPI_PUBLIC int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount,

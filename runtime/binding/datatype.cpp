@@ -7,6 +7,7 @@
 
 #include "runtime/binding/attributes.hpp"
 #include "runtime/binding/library.hpp"
+#include "runtime/external32.hpp"
 
 using namespace fabmpi;
 using namespace fabmpi::binding;
@@ -618,6 +619,92 @@ int PMPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbu
     FABMPI_TRY(check_out_ptr(outbuf, "outbuf"));
     type->pack(inbuf, static_cast<std::size_t>(incount), 0, static_cast<char*>(outbuf) + *position, bytes);
     *position += static_cast<int>(bytes);
+    return Rc();
+  }());
+}
+
+// ---- MPI_Pack_external / MPI_Unpack_external / MPI_Pack_external_size: the portable "external32"
+// representation (runtime/external32.hpp); positions and sizes are MPI_Aint.
+namespace {
+
+Rc check_datarep(const char* datarep) {
+  if (!datarep) return fail(MPI_ERR_ARG, "NULL pointer passed for datarep");
+  if (std::strcmp(datarep, "external32") != 0)
+    return fail(MPI_ERR_ARG, "data representation '%.64s' (the external functions take \"external32\")", datarep);
+  return Rc();
+}
+
+}  // namespace
+
+#pragma weak MPI_Pack_external_size = PMPI_Pack_external_size
+int PMPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint* size) {
+  ApiCall call("MPI_Pack_external_size");
+  return call.finish([&]() -> Rc {
+    FABMPI_TRY(call.require_initialized());
+    FABMPI_TRY(check_datarep(datarep));
+    FABMPI_TRY(check_count(incount));
+    DatatypeRef type;
+    FABMPI_TRY(to_datatype(datatype, &type));
+    FABMPI_TRY(check_out_ptr(size, "size"));
+    std::size_t bytes = 0;
+    FABMPI_TRY(external32::packed_size(*type, static_cast<std::size_t>(incount), &bytes));
+    *size = static_cast<MPI_Aint>(bytes);
+    return Rc();
+  }());
+}
+
+#pragma weak MPI_Pack_external = PMPI_Pack_external
+int PMPI_Pack_external(const char datarep[], const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf,
+                       MPI_Aint outsize, MPI_Aint* position) {
+  ApiCall call("MPI_Pack_external");
+  return call.finish([&]() -> Rc {
+    FABMPI_TRY(call.require_initialized());
+    FABMPI_TRY(check_datarep(datarep));
+    FABMPI_TRY(check_count(incount));
+    DatatypeRef type;
+    FABMPI_TRY(to_datatype(datatype, &type));
+    FABMPI_TRY(check_out_ptr(position, "position"));
+    if (outsize < 0) return fail(MPI_ERR_ARG, "negative outsize %lld", static_cast<long long>(outsize));
+    if (*position < 0) return fail(MPI_ERR_ARG, "negative position %lld", static_cast<long long>(*position));
+    std::size_t bytes = 0;
+    FABMPI_TRY(external32::packed_size(*type, static_cast<std::size_t>(incount), &bytes));
+    if (static_cast<std::size_t>(*position) + bytes > static_cast<std::size_t>(outsize))
+      return fail(MPI_ERR_TRUNCATE, "output buffer too small: %zu bytes to pack at position %lld, outsize %lld", bytes,
+                  static_cast<long long>(*position), static_cast<long long>(outsize));
+    if (bytes == 0) return Rc();
+    FABMPI_TRY(check_buffer(inbuf, incount, *type));
+    FABMPI_TRY(check_out_ptr(outbuf, "outbuf"));
+    FABMPI_TRY(external32::pack(*type, inbuf, static_cast<std::size_t>(incount),
+                                static_cast<unsigned char*>(outbuf) + *position));
+    *position += static_cast<MPI_Aint>(bytes);
+    return Rc();
+  }());
+}
+
+#pragma weak MPI_Unpack_external = PMPI_Unpack_external
+int PMPI_Unpack_external(const char datarep[], const void* inbuf, MPI_Aint insize, MPI_Aint* position, void* outbuf,
+                         int outcount, MPI_Datatype datatype) {
+  ApiCall call("MPI_Unpack_external");
+  return call.finish([&]() -> Rc {
+    FABMPI_TRY(call.require_initialized());
+    FABMPI_TRY(check_datarep(datarep));
+    FABMPI_TRY(check_count(outcount));
+    DatatypeRef type;
+    FABMPI_TRY(to_datatype(datatype, &type));
+    FABMPI_TRY(check_out_ptr(position, "position"));
+    if (insize < 0) return fail(MPI_ERR_ARG, "negative insize %lld", static_cast<long long>(insize));
+    if (*position < 0) return fail(MPI_ERR_ARG, "negative position %lld", static_cast<long long>(*position));
+    std::size_t bytes = 0;
+    FABMPI_TRY(external32::packed_size(*type, static_cast<std::size_t>(outcount), &bytes));
+    if (static_cast<std::size_t>(*position) + bytes > static_cast<std::size_t>(insize))
+      return fail(MPI_ERR_TRUNCATE, "input buffer too short: %zu bytes to unpack at position %lld, insize %lld", bytes,
+                  static_cast<long long>(*position), static_cast<long long>(insize));
+    if (bytes == 0) return Rc();
+    FABMPI_TRY(check_out_ptr(inbuf, "inbuf"));
+    FABMPI_TRY(check_buffer(outbuf, outcount, *type));
+    FABMPI_TRY(external32::unpack(*type, static_cast<const unsigned char*>(inbuf) + *position,
+                                  static_cast<std::size_t>(outcount), outbuf));
+    *position += static_cast<MPI_Aint>(bytes);
     return Rc();
   }());
 }
