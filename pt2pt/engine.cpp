@@ -79,8 +79,12 @@ struct SendOp {
   std::vector<unsigned char> bounce;  // packed non-contiguous data
   MemoryType memory = MemoryType::host;
   int error = MPI_SUCCESS;
+  std::uint32_t seq = 0;       // the message's per-peer sequence number (what a cancel names)
+  bool cancel_asked = false;   // MPI_Cancel sent a cancel_send
+  bool cancelled = false;      // the receiver dropped the message
 
   void note(const WireHeader& h, int world) noexcept {
+    seq = h.seq;
     dest_world = world;
     tag = h.tag;
     context = h.context_id;
@@ -95,6 +99,8 @@ struct Peer {
   std::uint32_t next_send_seq = 0;
   std::uint32_t next_recv_seq = 0;
   std::map<std::uint32_t, ArrivalRef> reorder;  // arrived ahead of next_recv_seq
+  // Messages the sender cancelled before they were taken in order here: seq -> the sender's op id.
+  std::map<std::uint32_t, std::uint64_t> cancel_on_arrival;
   std::size_t eager_limit = 0;                  // largest eager payload over this peer's transport
   long long credits = 0;                        // eager messages we may still send
   long long owed = 0;                           // credits to return to this peer
@@ -185,6 +191,10 @@ struct Engine::Impl final : TransportSink {
   void return_credits(int world);
   void send_event(std::uint64_t id, int error);
   void match_arrival(const WireHeader& h, const void* payload, std::size_t len);
+  // Receiver side of a send's cancellation; true when the arrival `h` was cancelled and is dropped.
+  void on_cancel_send(const WireHeader& h);
+  bool drop_if_cancelled(const WireHeader& h);
+  void answer_cancel(int world, const WireHeader& message, std::uint64_t sender_op);
 
   void on_message(const WireHeader& h, const void* payload, std::size_t len) override;
   void on_complete(std::uint64_t token, int error) override;
@@ -494,8 +504,46 @@ void Engine::Impl::send_event(std::uint64_t id, int error) {
   Request* request = op.request;
   RequestRef owner = std::move(op.owner);  // keeps *request alive past the erase
   const int err = op.error;
+  if (op.cancelled) request->cancelled = true;
   sends.erase(it);
   complete_request(*request, request->source, request->tag, 0, err);
+}
+
+// ---- cancelling a send (MPI_Cancel): the receiver drops the message if nothing matched it yet
+
+void Engine::Impl::on_cancel_send(const WireHeader& h) {
+  Peer& p = peer(h.src_world);
+  // Sequence numbers wrap: "not yet taken in order" is a distance below half the space.
+  if (static_cast<std::int32_t>(h.seq - p.next_recv_seq) >= 0) {
+    p.cancel_on_arrival[h.seq] = h.sender_op;  // still to come (or waiting in the reorder map)
+    return;
+  }
+  std::optional<ArrivalRef> a = unexpected.remove_if_first([&](const ArrivalRef& x) {
+    return x->header.src_world == h.src_world && x->header.seq == h.seq;
+  });
+  if (!a) {  // matched (or taken by MPI_Mprobe): it completes as usual
+    Rc rc = send_control(h.src_world, WireKind::cancel_reply, h.sender_op, 0);
+    if (!rc) FABMPI_LOG(error, pt2pt, "answering a send cancellation of rank %d failed", h.src_world);
+    return;
+  }
+  answer_cancel(h.src_world, (*a)->header, h.sender_op);
+}
+
+bool Engine::Impl::drop_if_cancelled(const WireHeader& h) {
+  Peer& p = peer(h.src_world);
+  if (p.cancel_on_arrival.empty()) return false;
+  auto it = p.cancel_on_arrival.find(h.seq);
+  if (it == p.cancel_on_arrival.end()) return false;
+  const std::uint64_t sender_op = it->second;
+  p.cancel_on_arrival.erase(it);
+  answer_cancel(h.src_world, h, sender_op);
+  return true;
+}
+
+void Engine::Impl::answer_cancel(int world, const WireHeader& message, std::uint64_t sender_op) {
+  if (message.kind == WireKind::eager_sync || message.kind == WireKind::eager) consumed_eager(world);
+  Rc rc = send_control(world, WireKind::cancel_reply, sender_op, message.kind == WireKind::rts ? 2 : 1);
+  if (!rc) FABMPI_LOG(error, pt2pt, "answering a send cancellation of rank %d failed", world);
 }
 
 // ---- receiving
@@ -657,6 +705,16 @@ void Engine::Impl::on_message(const WireHeader& h, const void* payload, std::siz
     case WireKind::fin:
     case WireKind::sync_ack: send_event(h.sender_op, MPI_SUCCESS); return;
     case WireKind::credit: peer(h.src_world).credits += static_cast<long long>(h.rkey); return;
+    case WireKind::cancel_send: on_cancel_send(h); return;
+    case WireKind::cancel_reply: {
+      // Dropped at the receiver: the message's ack (sync_ack or fin) will never come; this stands for it.
+      if (h.rkey == 0) return;
+      auto it = sends.find(h.sender_op);
+      if (it == sends.end()) return;
+      it->second.cancelled = true;
+      send_event(h.sender_op, MPI_SUCCESS);
+      return;
+    }
     case WireKind::eager:
     case WireKind::eager_sync:
     case WireKind::rts: break;
@@ -672,12 +730,12 @@ void Engine::Impl::on_message(const WireHeader& h, const void* payload, std::siz
     return;
   }
   ++p.next_recv_seq;
-  match_arrival(h, payload, len);
+  if (!drop_if_cancelled(h)) match_arrival(h, payload, len);
   while (!p.reorder.empty() && p.reorder.begin()->first == p.next_recv_seq) {
     ArrivalRef a = std::move(p.reorder.begin()->second);
     p.reorder.erase(p.reorder.begin());
     ++p.next_recv_seq;
-    match_arrival(a->header, a->payload.data(), a->payload.size());
+    if (!drop_if_cancelled(a->header)) match_arrival(a->header, a->payload.data(), a->payload.size());
   }
 }
 
@@ -791,10 +849,27 @@ Rc Engine::imrecv(void* buf, std::size_t count, const DatatypeRef& type, const M
 bool Engine::cancel(Request& request) {
   std::optional<RecvOpRef> op =
       impl_->posted.remove_if_first([&](const RecvOpRef& r) { return r->request == &request; });
-  if (!op) return false;
-  request.cancelled = true;
-  complete_request(request, request.source, request.tag, 0, MPI_SUCCESS);
-  return true;
+  if (op) {
+    request.cancelled = true;
+    complete_request(request, request.source, request.tag, 0, MPI_SUCCESS);
+    return true;
+  }
+  // A send waiting for its receiver (synchronous eager, rendezvous): ask the receiver to drop the message
+  // if nothing has matched it; the answer completes the request, cancelled or not (MPI-3.1 3.8.4: the
+  // wait then returns whatever the receiver's program does). Eager sends are complete already.
+  for (auto& [id, s] : impl_->sends) {
+    if (s.request != &request) continue;
+    if (s.cancel_asked || (s.kind != WireKind::eager_sync && s.kind != WireKind::rts)) return false;
+    WireHeader h{};
+    h.kind = WireKind::cancel_send;
+    h.src_world = impl_->my_world;
+    h.seq = s.seq;
+    h.sender_op = id;
+    bool done = false;
+    if (impl_->transport(s.dest_world).send(s.dest_world, h, nullptr, 0, 0, &done).ok()) s.cancel_asked = true;
+    return false;
+  }
+  return false;
 }
 
 namespace {

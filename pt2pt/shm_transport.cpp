@@ -609,7 +609,9 @@ int NativeShm::drain(std::size_t j, TransportSink& sink) {
       case kRecordMessage: {
         WireHeader h;
         std::memcpy(&h, p, sizeof h);
-        if (h.kind == WireKind::fin && rts_unfinished_[j] > 0) --rts_unfinished_[j];
+        // A rendezvous ends with its fin, or with a cancel reply that dropped the rts.
+        if ((h.kind == WireKind::fin || (h.kind == WireKind::cancel_reply && h.rkey == 2)) && rts_unfinished_[j] > 0)
+          --rts_unfinished_[j];
         sink.on_message(h, p + sizeof h, r->bytes - sizeof h);
         break;
       }

@@ -15,6 +15,11 @@ enum class WireKind : std::uint8_t {
   fin = 4,         // rendezvous finished: the sender may release its buffer
   sync_ack = 5,    // an eager_sync message was matched
   credit = 6,      // returns eager credits to a sender
+  // MPI_Cancel of a send the receiver has not matched (eager_sync, rts): seq names the message.
+  cancel_send = 7,
+  // The answer (sender_op echoed): rkey 0 = too late (matched, it completes as usual), 1 = an eager_sync
+  // was dropped, 2 = an rts was dropped (the sender's transport ends the rendezvous as on fin).
+  cancel_reply = 8,
 };
 
 inline bool is_matchable(WireKind kind) noexcept {

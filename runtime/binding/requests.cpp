@@ -12,7 +12,7 @@ namespace fabmpi::binding {
 // ---- request types
 
 Rc UserRequest::cancel() {
-  if (kind() == Kind::recv) runtime().pt2pt().cancel(*this);
+  if (kind() == Kind::recv || kind() == Kind::send) runtime().pt2pt().cancel(*this);
   return Rc();
 }
 
@@ -36,7 +36,7 @@ Rc PersistentRequest::start() {
 }
 
 Rc PersistentRequest::cancel() {
-  if (active_ && !args.is_send) runtime().pt2pt().cancel(*this);
+  if (active_) runtime().pt2pt().cancel(*this);
   return Rc();
 }
 
