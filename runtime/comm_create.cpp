@@ -153,9 +153,14 @@ class CreationOp final : public Request, public ProgressSource {
   Rc begin_round() {
     record_.assign(words_, 0);
     if (s_.wants_id) {
-      if (pool_->has_priority(priority_key_)) {
+      const bool solo = s_.participants.size() == 1 && !s_.bridge;
+      if (solo || pool_->has_priority(priority_key_)) {
         reservation_ = pool_->reserve_window(window_, s_.nonblocking);
         holds_reservation_ = true;
+        // Alone (MPI_Comm_dup of MPI_COMM_SELF...), nobody else has to agree: ids other agreements hold
+        // are no reason to wait for them (they may wait for this thread's caller, MPICH's
+        // threads/comm/comm_dup_deadlock); any free id in a later window does.
+        if (solo) reservation_.held_back = false;
       } else {
         reservation_ = ContextIdPool::Contribution{};  // an agreement with a lower key goes first
         reservation_.held_back = true;
