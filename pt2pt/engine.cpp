@@ -195,6 +195,9 @@ struct Engine::Impl final : TransportSink {
   void on_cancel_send(const WireHeader& h);
   bool drop_if_cancelled(const WireHeader& h);
   void answer_cancel(int world, const WireHeader& message, std::uint64_t sender_op);
+  // A send to this process itself: decided at once when the message is here (MPI_Request_get_status
+  // right after MPI_Cancel then already tells; mpi4py's testProbeCancel relies on it).
+  void cancel_local(std::uint64_t sender_op);
 
   void on_message(const WireHeader& h, const void* payload, std::size_t len) override;
   void on_complete(std::uint64_t token, int error) override;
@@ -540,6 +543,22 @@ bool Engine::Impl::drop_if_cancelled(const WireHeader& h) {
   return true;
 }
 
+void Engine::Impl::cancel_local(std::uint64_t sender_op) {
+  SendOp& op = sends.at(sender_op);
+  Peer& p = peer(my_world);
+  if (static_cast<std::int32_t>(op.seq - p.next_recv_seq) >= 0) {
+    p.cancel_on_arrival[op.seq] = sender_op;  // not taken in yet: dropped (and answered) when it is
+    return;
+  }
+  std::optional<ArrivalRef> a = unexpected.remove_if_first([&](const ArrivalRef& x) {
+    return x->header.src_world == my_world && x->header.seq == op.seq;
+  });
+  if (!a) return;  // matched: it completes as usual
+  if ((*a)->header.kind != WireKind::rts) consumed_eager(my_world);
+  op.cancelled = true;
+  send_event(sender_op, MPI_SUCCESS);  // stands for its sync_ack / fin
+}
+
 void Engine::Impl::answer_cancel(int world, const WireHeader& message, std::uint64_t sender_op) {
   if (message.kind == WireKind::eager_sync || message.kind == WireKind::eager) consumed_eager(world);
   Rc rc = send_control(world, WireKind::cancel_reply, sender_op, message.kind == WireKind::rts ? 2 : 1);
@@ -860,13 +879,19 @@ bool Engine::cancel(Request& request) {
   for (auto& [id, s] : impl_->sends) {
     if (s.request != &request) continue;
     if (s.cancel_asked || (s.kind != WireKind::eager_sync && s.kind != WireKind::rts)) return false;
+    s.cancel_asked = true;
+    if (s.dest_world == impl_->my_world) {
+      const bool was_complete = request.is_complete();
+      impl_->cancel_local(id);  // may complete the request (and erase s)
+      return !was_complete && request.cancelled;
+    }
     WireHeader h{};
     h.kind = WireKind::cancel_send;
     h.src_world = impl_->my_world;
     h.seq = s.seq;
     h.sender_op = id;
     bool done = false;
-    if (impl_->transport(s.dest_world).send(s.dest_world, h, nullptr, 0, 0, &done).ok()) s.cancel_asked = true;
+    if (!impl_->transport(s.dest_world).send(s.dest_world, h, nullptr, 0, 0, &done).ok()) s.cancel_asked = false;
     return false;
   }
   return false;

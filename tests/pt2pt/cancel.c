@@ -82,6 +82,18 @@ int main(int argc, char** argv) {
   MPI_OK(MPI_Wait(&r, &st));
   MPI_OK(MPI_Test_cancelled(&st, &flag));
   CHECK(!flag && got == peer + 100, "matched synchronous send: cancelled %d got %d", flag, got);
+  /* A synchronous send to oneself, seen by a probe, then cancelled: MPI_Request_get_status says so at once
+   * (mpi4py's testProbeCancel receives the message when it does not). */
+  MPI_OK(MPI_Issend(&mine, 1, MPI_INT, rank, 86, MPI_COMM_WORLD, &r));
+  MPI_OK(MPI_Probe(rank, 86, MPI_COMM_WORLD, &st));
+  MPI_OK(MPI_Cancel(&r));
+  int complete = 0;
+  MPI_OK(MPI_Request_get_status(r, &complete, &st));
+  MPI_OK(MPI_Test_cancelled(&st, &flag));
+  CHECK(complete && flag, "self synchronous send: complete %d cancelled %d right after MPI_Cancel", complete, flag);
+  MPI_OK(MPI_Wait(&r, &st));
+  MPI_OK(MPI_Iprobe(rank, 86, MPI_COMM_WORLD, &flag, &st));
+  CHECK(!flag, "the cancelled message to oneself can still be received");
   /* The cancelled messages are gone: the next message from the peer is the one after them. */
   int tag_seen = -1;
   MPI_OK(MPI_Sendrecv(&mine, 1, MPI_INT, peer, 85, &got, 1, MPI_INT, peer, MPI_ANY_TAG, MPI_COMM_WORLD, &st));
