@@ -881,8 +881,15 @@ bool Engine::cancel(Request& request) {
     if (s.cancel_asked || (s.kind != WireKind::eager_sync && s.kind != WireKind::rts)) return false;
     s.cancel_asked = true;
     if (s.dest_world == impl_->my_world) {
+      // Let the self transport hand the message in first (it is local: a few passes at most).
+      const std::uint64_t op_id = id;
+      const std::uint32_t seq = s.seq;
+      for (int pass = 0; pass < 64 && static_cast<std::int32_t>(seq - impl_->peer(impl_->my_world).next_recv_seq) >= 0;
+           ++pass)
+        progress();
+      if (!impl_->sends.count(op_id)) return false;  // completed meanwhile (matched)
       const bool was_complete = request.is_complete();
-      impl_->cancel_local(id);  // may complete the request (and erase s)
+      impl_->cancel_local(op_id);  // may complete the request (and erase its entry)
       return !was_complete && request.cancelled;
     }
     WireHeader h{};

@@ -94,6 +94,13 @@ int main(int argc, char** argv) {
   MPI_OK(MPI_Wait(&r, &st));
   MPI_OK(MPI_Iprobe(rank, 86, MPI_COMM_WORLD, &flag, &st));
   CHECK(!flag, "the cancelled message to oneself can still be received");
+  /* The same without the probe, on MPI_COMM_SELF (mpi4py's testCancel). */
+  MPI_OK(MPI_Issend(&mine, 1, MPI_INT, 0, 87, MPI_COMM_SELF, &r));
+  MPI_OK(MPI_Cancel(&r));
+  MPI_OK(MPI_Request_get_status(r, &complete, &st));
+  MPI_OK(MPI_Test_cancelled(&st, &flag));
+  CHECK(complete && flag, "self synchronous send on MPI_COMM_SELF: complete %d cancelled %d", complete, flag);
+  MPI_OK(MPI_Wait(&r, &st));
   /* The cancelled messages are gone: the next message from the peer is the one after them. */
   int tag_seen = -1;
   MPI_OK(MPI_Sendrecv(&mine, 1, MPI_INT, peer, 85, &got, 1, MPI_INT, peer, MPI_ANY_TAG, MPI_COMM_WORLD, &st));
