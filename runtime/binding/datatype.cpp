@@ -634,6 +634,23 @@ Rc check_datarep(const char* datarep) {
   return Rc();
 }
 
+// What MPI_Pack_external and MPI_Unpack_external check alike: the representation, the count and type, and
+// that `count` elements fit the packed buffer of `limit` bytes from *position. *bytes: their external size.
+Rc check_external_access(const char* datarep, int count, MPI_Datatype datatype, const MPI_Aint* position,
+                         MPI_Aint limit, const char* limit_name, DatatypeRef* type, std::size_t* bytes) {
+  FABMPI_TRY(check_datarep(datarep));
+  FABMPI_TRY(check_count(count));
+  FABMPI_TRY(to_datatype(datatype, type));
+  FABMPI_TRY(check_out_ptr(position, "position"));
+  if (limit < 0) return fail(MPI_ERR_ARG, "negative %s %lld", limit_name, static_cast<long long>(limit));
+  if (*position < 0) return fail(MPI_ERR_ARG, "negative position %lld", static_cast<long long>(*position));
+  FABMPI_TRY(external32::packed_size(**type, static_cast<std::size_t>(count), bytes));
+  if (static_cast<std::size_t>(*position) + *bytes > static_cast<std::size_t>(limit))
+    return fail(MPI_ERR_TRUNCATE, "the packed buffer is too small: %zu bytes at position %lld, %s %lld", *bytes,
+                static_cast<long long>(*position), limit_name, static_cast<long long>(limit));
+  return Rc();
+}
+
 }  // namespace
 
 #pragma weak MPI_Pack_external_size = PMPI_Pack_external_size
@@ -659,18 +676,9 @@ int PMPI_Pack_external(const char datarep[], const void* inbuf, int incount, MPI
   ApiCall call("MPI_Pack_external");
   return call.finish([&]() -> Rc {
     FABMPI_TRY(call.require_initialized());
-    FABMPI_TRY(check_datarep(datarep));
-    FABMPI_TRY(check_count(incount));
     DatatypeRef type;
-    FABMPI_TRY(to_datatype(datatype, &type));
-    FABMPI_TRY(check_out_ptr(position, "position"));
-    if (outsize < 0) return fail(MPI_ERR_ARG, "negative outsize %lld", static_cast<long long>(outsize));
-    if (*position < 0) return fail(MPI_ERR_ARG, "negative position %lld", static_cast<long long>(*position));
     std::size_t bytes = 0;
-    FABMPI_TRY(external32::packed_size(*type, static_cast<std::size_t>(incount), &bytes));
-    if (static_cast<std::size_t>(*position) + bytes > static_cast<std::size_t>(outsize))
-      return fail(MPI_ERR_TRUNCATE, "output buffer too small: %zu bytes to pack at position %lld, outsize %lld", bytes,
-                  static_cast<long long>(*position), static_cast<long long>(outsize));
+    FABMPI_TRY(check_external_access(datarep, incount, datatype, position, outsize, "outsize", &type, &bytes));
     if (bytes == 0) return Rc();
     FABMPI_TRY(check_buffer(inbuf, incount, *type));
     FABMPI_TRY(check_out_ptr(outbuf, "outbuf"));
@@ -687,18 +695,9 @@ int PMPI_Unpack_external(const char datarep[], const void* inbuf, MPI_Aint insiz
   ApiCall call("MPI_Unpack_external");
   return call.finish([&]() -> Rc {
     FABMPI_TRY(call.require_initialized());
-    FABMPI_TRY(check_datarep(datarep));
-    FABMPI_TRY(check_count(outcount));
     DatatypeRef type;
-    FABMPI_TRY(to_datatype(datatype, &type));
-    FABMPI_TRY(check_out_ptr(position, "position"));
-    if (insize < 0) return fail(MPI_ERR_ARG, "negative insize %lld", static_cast<long long>(insize));
-    if (*position < 0) return fail(MPI_ERR_ARG, "negative position %lld", static_cast<long long>(*position));
     std::size_t bytes = 0;
-    FABMPI_TRY(external32::packed_size(*type, static_cast<std::size_t>(outcount), &bytes));
-    if (static_cast<std::size_t>(*position) + bytes > static_cast<std::size_t>(insize))
-      return fail(MPI_ERR_TRUNCATE, "input buffer too short: %zu bytes to unpack at position %lld, insize %lld", bytes,
-                  static_cast<long long>(*position), static_cast<long long>(insize));
+    FABMPI_TRY(check_external_access(datarep, outcount, datatype, position, insize, "insize", &type, &bytes));
     if (bytes == 0) return Rc();
     FABMPI_TRY(check_out_ptr(inbuf, "inbuf"));
     FABMPI_TRY(check_buffer(outbuf, outcount, *type));
