@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -49,12 +50,18 @@ std::shared_ptr<Info> environment_info(const std::vector<std::string>& args) {
   std::string joined;
   for (std::size_t i = 1; i < args.size(); ++i) joined += (i > 1 ? " " : "") + args[i];
   if (args.size() > 1) obj->set("argv", joined);
+  // The same keys before MPI_Init, during and after MPI_Finalize (MPI-4.0 lets MPI_Info_create_env run at
+  // any time; MPICH's infocreateenv compares them): the size the launcher gave (PMI_SIZE; alone: 1), this
+  // host, and the level the runtime has or, without one, what MPI_Init would give.
   Library& lib = library();
-  if (lib.state == LibraryState::initialized) {
-    obj->set("maxprocs", std::to_string(lib.runtime->world_size()));
-    obj->set("host", lib.runtime->processor_name());
-    obj->set("thread_level", thread_level_name(lib.runtime->thread_level()));
-  }
+  const bool running = lib.state == LibraryState::initialized;
+  const char* launched_size = std::getenv("PMI_SIZE");
+  obj->set("maxprocs", running ? std::to_string(lib.runtime->world_size())
+                               : (launched_size && *launched_size ? std::string(launched_size) : std::string("1")));
+  char host[MPI_MAX_PROCESSOR_NAME] = {};
+  ::gethostname(host, sizeof host - 1);
+  obj->set("host", running ? lib.runtime->processor_name() : std::string(host));
+  obj->set("thread_level", thread_level_name(running ? lib.runtime->thread_level() : MPI_THREAD_SINGLE));
   char cwd[4096];
   if (::getcwd(cwd, sizeof cwd)) obj->set("wdir", cwd);
   return obj;
