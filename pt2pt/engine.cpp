@@ -194,7 +194,10 @@ struct Engine::Impl final : TransportSink {
   // Receiver side of a send's cancellation; true when the arrival `h` was cancelled and is dropped.
   void on_cancel_send(const WireHeader& h);
   bool drop_if_cancelled(const WireHeader& h);
-  void answer_cancel(int world, const WireHeader& message, std::uint64_t sender_op);
+  // cancel_reply's outcome: 0 too late, 1 an eager message dropped, 2 an rts dropped (wire.hpp).
+  void answer_cancel(int world, std::uint64_t sender_op, std::uint64_t outcome);
+  enum class Unmatched { pending, matched, dropped };
+  Unmatched take_unmatched(int world, std::uint32_t seq, std::uint64_t sender_op, WireKind* kind);
   // A send to this process itself: decided at once when the message is here (MPI_Request_get_status
   // right after MPI_Cancel then already tells; mpi4py's testProbeCancel relies on it).
   void cancel_local(std::uint64_t sender_op);
@@ -514,22 +517,33 @@ void Engine::Impl::send_event(std::uint64_t id, int error) {
 
 // ---- cancelling a send (MPI_Cancel): the receiver drops the message if nothing matched it yet
 
-void Engine::Impl::on_cancel_send(const WireHeader& h) {
-  Peer& p = peer(h.src_world);
+// The one lookup both cancellations (from a peer, and to oneself) share: the message `seq` from `world`
+// is dropped here if nothing matched it (its eager credit given back), recorded to be dropped on arrival
+// if it has not been taken in order yet, or found matched.
+Engine::Impl::Unmatched Engine::Impl::take_unmatched(int world, std::uint32_t seq, std::uint64_t sender_op,
+                                                     WireKind* kind) {
+  Peer& p = peer(world);
   // Sequence numbers wrap: "not yet taken in order" is a distance below half the space.
-  if (static_cast<std::int32_t>(h.seq - p.next_recv_seq) >= 0) {
-    p.cancel_on_arrival[h.seq] = h.sender_op;  // still to come (or waiting in the reorder map)
-    return;
+  if (static_cast<std::int32_t>(seq - p.next_recv_seq) >= 0) {
+    p.cancel_on_arrival[seq] = sender_op;  // still to come (or waiting in the reorder map)
+    return Unmatched::pending;
   }
   std::optional<ArrivalRef> a = unexpected.remove_if_first([&](const ArrivalRef& x) {
-    return x->header.src_world == h.src_world && x->header.seq == h.seq;
+    return x->header.src_world == world && x->header.seq == seq;
   });
-  if (!a) {  // matched (or taken by MPI_Mprobe): it completes as usual
-    Rc rc = send_control(h.src_world, WireKind::cancel_reply, h.sender_op, 0);
-    if (!rc) FABMPI_LOG(error, pt2pt, "answering a send cancellation of rank %d failed", h.src_world);
-    return;
+  if (!a) return Unmatched::matched;  // matched (or taken by MPI_Mprobe): it completes as usual
+  *kind = (*a)->header.kind;
+  if (*kind != WireKind::rts) consumed_eager(world);
+  return Unmatched::dropped;
+}
+
+void Engine::Impl::on_cancel_send(const WireHeader& h) {
+  WireKind kind = WireKind::eager;
+  switch (take_unmatched(h.src_world, h.seq, h.sender_op, &kind)) {
+    case Unmatched::pending: return;  // answered when it arrives (drop_if_cancelled)
+    case Unmatched::matched: answer_cancel(h.src_world, h.sender_op, 0); return;
+    case Unmatched::dropped: answer_cancel(h.src_world, h.sender_op, kind == WireKind::rts ? 2 : 1); return;
   }
-  answer_cancel(h.src_world, (*a)->header, h.sender_op);
 }
 
 bool Engine::Impl::drop_if_cancelled(const WireHeader& h) {
@@ -539,29 +553,21 @@ bool Engine::Impl::drop_if_cancelled(const WireHeader& h) {
   if (it == p.cancel_on_arrival.end()) return false;
   const std::uint64_t sender_op = it->second;
   p.cancel_on_arrival.erase(it);
-  answer_cancel(h.src_world, h, sender_op);
+  if (h.kind != WireKind::rts) consumed_eager(h.src_world);
+  answer_cancel(h.src_world, sender_op, h.kind == WireKind::rts ? 2 : 1);
   return true;
 }
 
 void Engine::Impl::cancel_local(std::uint64_t sender_op) {
   SendOp& op = sends.at(sender_op);
-  Peer& p = peer(my_world);
-  if (static_cast<std::int32_t>(op.seq - p.next_recv_seq) >= 0) {
-    p.cancel_on_arrival[op.seq] = sender_op;  // not taken in yet: dropped (and answered) when it is
-    return;
-  }
-  std::optional<ArrivalRef> a = unexpected.remove_if_first([&](const ArrivalRef& x) {
-    return x->header.src_world == my_world && x->header.seq == op.seq;
-  });
-  if (!a) return;  // matched: it completes as usual
-  if ((*a)->header.kind != WireKind::rts) consumed_eager(my_world);
+  WireKind kind = WireKind::eager;
+  if (take_unmatched(my_world, op.seq, sender_op, &kind) != Unmatched::dropped) return;
   op.cancelled = true;
   send_event(sender_op, MPI_SUCCESS);  // stands for its sync_ack / fin
 }
 
-void Engine::Impl::answer_cancel(int world, const WireHeader& message, std::uint64_t sender_op) {
-  if (message.kind == WireKind::eager_sync || message.kind == WireKind::eager) consumed_eager(world);
-  Rc rc = send_control(world, WireKind::cancel_reply, sender_op, message.kind == WireKind::rts ? 2 : 1);
+void Engine::Impl::answer_cancel(int world, std::uint64_t sender_op, std::uint64_t outcome) {
+  Rc rc = send_control(world, WireKind::cancel_reply, sender_op, outcome);
   if (!rc) FABMPI_LOG(error, pt2pt, "answering a send cancellation of rank %d failed", world);
 }
 
