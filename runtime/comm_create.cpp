@@ -55,9 +55,9 @@ struct Setup {
   bool nonblocking = false;
 };
 
-// Agreements that processes are blocked in go before pending nonblocking ones (then by key): a process
-// blocked in creation A while its MPI_Comm_idup B is pending must not hold A's ids back for B, whose
-// other members may only reach B once A completes (MPICH's comm_create_group_idup).
+// Of the listed agreements (context_ids.hpp), those processes are blocked in go before pending
+// nonblocking ones, then by key. Liveness needs only one order every member shares; this one lets the
+// calls that block a thread finish first.
 constexpr std::uint64_t kNonblockingKeyBit = std::uint64_t{1} << 63;
 
 // One creation in flight: rounds of (binomial reduce, binomial broadcast) until an id is agreed, then
@@ -88,10 +88,6 @@ class CreationOp final : public Request, public ProgressSource {
   }
 
   void begin() {
-    if (s_.wants_id) {
-      pool_->begin_agreement(priority_key_);
-      in_agreement_ = true;
-    }
     registered_ = true;
     runtime_.add_progress_source(this);
     progress();
@@ -152,22 +148,25 @@ class CreationOp final : public Request, public ProgressSource {
 
   Rc begin_round() {
     record_.assign(words_, 0);
+    // Alone (MPI_Comm_dup of MPI_COMM_SELF...), nobody else has to agree: no probe, no priority, and ids
+    // other agreements hold are no reason to wait for them (they may wait for this thread's caller,
+    // MPICH's threads/comm/comm_dup_deadlock); any free id in a later window does.
+    const bool solo = s_.participants.size() == 1 && !s_.bridge;
+    round_kind_ = rounds_ == 0 && !solo ? ContextIdPool::Round::probe : ContextIdPool::Round::full;
     if (s_.wants_id) {
-      const bool solo = s_.participants.size() == 1 && !s_.bridge;
-      if (solo || pool_->has_priority(priority_key_)) {
-        reservation_ = pool_->reserve_window(window_, s_.nonblocking);
+      if (solo || round_kind_ == ContextIdPool::Round::probe || pool_->has_priority(priority_key_)) {
+        reservation_ = pool_->reserve_window(window_, round_kind_);
+        reservation_kind_ = round_kind_;
         holds_reservation_ = true;
-        // Alone (MPI_Comm_dup of MPI_COMM_SELF...), nobody else has to agree: ids other agreements hold
-        // are no reason to wait for them (they may wait for this thread's caller, MPICH's
-        // threads/comm/comm_dup_deadlock); any free id in a later window does.
         if (solo) reservation_.held_back = false;
       } else {
         reservation_ = ContextIdPool::Contribution{};  // an agreement with a lower key goes first
         reservation_.held_back = true;
       }
       // Held back: no later window helps either; go straight to a retry.
-      record_[kNextWindowWord] =
-          holds_reservation_ ? pool_->next_window_with_free(window_, s_.nonblocking) : ContextIdPool::kNoWindow;
+      record_[kNextWindowWord] = holds_reservation_ && round_kind_ == ContextIdPool::Round::full
+                                     ? pool_->next_window_with_free(window_)
+                                     : ContextIdPool::kNoWindow;
       record_[kFlagsWord] = reservation_.held_back ? kFlagHeldBack : 0;
       std::copy(reservation_.mask.begin(), reservation_.mask.end(), record_.begin() + kMaskWord);
     } else {
@@ -251,9 +250,15 @@ class CreationOp final : public Request, public ProgressSource {
     std::copy(result_record_.begin() + kMaskWord, result_record_.begin() + kSlotWord, common.begin());
     const AgreementOutcome outcome =
         decide_context_id(window_, common, static_cast<std::uint32_t>(result_record_[kNextWindowWord]),
-                          (result_record_[kFlagsWord] & kFlagHeldBack) != 0);
+                          (result_record_[kFlagsWord] & kFlagHeldBack) != 0, round_kind_);
     if (outcome.kind == AgreementOutcome::Kind::agreed && s_.wants_id) pool_->claim(outcome.value);
     release_reservation();
+    ++rounds_;
+    // Every member has now taken part: from here on this agreement is ordered by its key.
+    if (outcome.kind != AgreementOutcome::Kind::agreed && s_.wants_id && !in_agreement_) {
+      pool_->begin_agreement(priority_key_);
+      in_agreement_ = true;
+    }
     switch (outcome.kind) {
       case AgreementOutcome::Kind::agreed:
         FABMPI_TRY(build(outcome.value));
@@ -264,6 +269,11 @@ class CreationOp final : public Request, public ProgressSource {
         phase_ = Phase::contribute;
         return Rc();
       case AgreementOutcome::Kind::retry:
+        if (rounds_ == 1) {  // the probe found nothing common: a full round, at once
+          window_ = 0;
+          phase_ = Phase::contribute;
+          return Rc();
+        }
         // Ids held by another agreement in flight here or at a peer: let it progress, then start over.
         if (++retries_ % 1000 == 1)
           FABMPI_LOG(debug, runtime, "context id agreement retry %d (ids held by a concurrent creation)", retries_);
@@ -332,7 +342,7 @@ class CreationOp final : public Request, public ProgressSource {
 
   void release_reservation() {
     if (!holds_reservation_) return;
-    pool_->unreserve(window_, reservation_.mask, s_.nonblocking);
+    pool_->unreserve(window_, reservation_.mask, reservation_kind_);
     holds_reservation_ = false;
   }
 
@@ -384,7 +394,10 @@ class CreationOp final : public Request, public ProgressSource {
   Phase phase_ = Phase::contribute;
   std::uint32_t window_ = 0;
   ContextIdPool::Contribution reservation_;
+  ContextIdPool::Round reservation_kind_ = ContextIdPool::Round::full;
   bool holds_reservation_ = false;
+  ContextIdPool::Round round_kind_ = ContextIdPool::Round::probe;
+  int rounds_ = 0;  // settled so far
   std::vector<std::uint64_t> record_;
   std::vector<std::uint64_t> result_record_;
   std::vector<std::vector<std::uint64_t>> child_records_;

@@ -7,7 +7,7 @@
 namespace fabmpi {
 
 ContextIdPool::ContextIdPool()
-    : used_(kCapacity / 64, 0), reserved_(kCapacity / 64, 0), reserved_nonblocking_(kCapacity / 64, 0) {
+    : used_(kCapacity / 64, 0), reserved_(kCapacity / 64, 0), reserved_probe_(kCapacity / 64, 0) {
   used_[0] |= (1ull << kWorldId) | (1ull << kSelfId) | (1ull << kBridgeId);
 }
 
@@ -27,29 +27,33 @@ bool ContextIdPool::has_priority(std::uint64_t key) const {
   return agreements_.empty() || *agreements_.begin() >= key;
 }
 
-ContextIdPool::Contribution ContextIdPool::reserve_window(std::uint32_t window, bool nonblocking) {
+ContextIdPool::Contribution ContextIdPool::reserve_window(std::uint32_t window, Round round) {
   std::lock_guard lock(mutex_);
   Contribution c;
   const std::size_t base = static_cast<std::size_t>(window) * kWindowWords;
-  for (std::size_t i = nonblocking ? kWindowWords / 2 : 0; i < kWindowWords; ++i) {
+  std::uint32_t budget = round == Round::probe ? kProbeIds : kWindowIds;
+  for (std::size_t i = 0; i < kWindowWords; ++i) {
     const std::uint64_t free_bits = ~used_[base + i];
-    c.mask[i] = free_bits & ~reserved_[base + i];
-    // What nonblocking agreements hold may stay held until this (blocking) one completes: not a reason
-    // to retry.
-    const std::uint64_t waits_for = nonblocking ? reserved_[base + i] : reserved_[base + i] & ~reserved_nonblocking_[base + i];
-    if (free_bits & waits_for) c.held_back = true;
-    reserved_[base + i] |= c.mask[i];
-    if (nonblocking) reserved_nonblocking_[base + i] |= c.mask[i];
+    std::uint64_t take = budget > 0 ? free_bits & ~reserved_[base + i] : 0;
+    while (static_cast<std::uint32_t>(std::popcount(take)) > budget)
+      take &= ~(std::uint64_t{1} << (63 - std::countl_zero(take)));  // the highest goes back
+    budget -= static_cast<std::uint32_t>(std::popcount(take));
+    // What probes hold may stay held until this agreement completes (their other members may not
+    // have started them): not a reason to retry.
+    if (round == Round::full && (free_bits & reserved_[base + i] & ~reserved_probe_[base + i])) c.held_back = true;
+    c.mask[i] = take;
+    reserved_[base + i] |= take;
+    if (round == Round::probe) reserved_probe_[base + i] |= take;
   }
   return c;
 }
 
-void ContextIdPool::unreserve(std::uint32_t window, const WindowMask& mask, bool nonblocking) {
+void ContextIdPool::unreserve(std::uint32_t window, const WindowMask& mask, Round round) {
   std::lock_guard lock(mutex_);
   const std::size_t base = static_cast<std::size_t>(window) * kWindowWords;
   for (std::size_t i = 0; i < kWindowWords; ++i) {
     reserved_[base + i] &= ~mask[i];
-    if (nonblocking) reserved_nonblocking_[base + i] &= ~mask[i];
+    if (round == Round::probe) reserved_probe_[base + i] &= ~mask[i];
   }
 }
 
@@ -102,24 +106,25 @@ std::size_t ContextIdPool::in_use_count() const {
   return n;
 }
 
-std::uint32_t ContextIdPool::next_window_with_free(std::uint32_t window, bool nonblocking) const {
+std::uint32_t ContextIdPool::next_window_with_free(std::uint32_t window) const {
   std::lock_guard lock(mutex_);
   for (std::uint32_t w = window + 1; w < kWindows; ++w) {
     const std::size_t base = static_cast<std::size_t>(w) * kWindowWords;
-    for (std::size_t i = nonblocking ? kWindowWords / 2 : 0; i < kWindowWords; ++i)
+    for (std::size_t i = 0; i < kWindowWords; ++i)
       if (~used_[base + i] & ~reserved_[base + i]) return w;
   }
   return kNoWindow;
 }
 
 AgreementOutcome decide_context_id(std::uint32_t window, const ContextIdPool::WindowMask& common,
-                                   std::uint32_t next_window, bool held_back) {
+                                   std::uint32_t next_window, bool held_back, ContextIdPool::Round round) {
   for (std::uint32_t i = 0; i < ContextIdPool::kWindowWords; ++i) {
     if (common[i] != 0) {
       const auto bit = static_cast<std::uint32_t>(std::countr_zero(common[i]));
       return {AgreementOutcome::Kind::agreed, window * ContextIdPool::kWindowIds + i * 64 + bit};
     }
   }
+  if (round == ContextIdPool::Round::probe) return {AgreementOutcome::Kind::retry, 0};
   // Ids held by concurrent agreements come back when their round ends: retry rather than move on to a
   // later window, so that ids stay low.
   if (held_back) return {AgreementOutcome::Kind::retry, 0};

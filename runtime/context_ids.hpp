@@ -6,18 +6,23 @@
 // on an id that is free on every one of them (MPICH's way): each contributes a bitmask of its free ids,
 // the masks are ANDed, and the lowest common bit wins. Ids live below 2^20 (pt2pt packs them into
 // its tag); the masks are exchanged one window of 4096 ids at a time so an agreement moves 512 bytes,
-// not 128 KiB. Agreements that run concurrently in one process (MPI_Comm_idup on two communicators)
-// each reserve the bits they contributed; one that found bits held by another flags a conflict, and
-// when no common id exists the agreement is retried instead of failing. So that retries cannot go on
-// forever (p runs A then B, q runs B then A, each holding the ids the other needs), every agreement has
-// a key that all its members know, and only the lowest key in flight in a process contributes ids; the
-// others contribute none and retry. The lowest key in flight in the whole job then always completes.
+// not 128 KiB.
 //
-// A nonblocking agreement (MPI_Comm_idup) may wait in a round for members that are still blocked in
-// another creation; while it waits it holds its reservation. So that a blocking creation never waits
-// for it, nonblocking agreements reserve ids in the upper half of a window only, and their holdings do
-// not count as "held back" for a blocking agreement: that one takes the lower half, or moves on to the
-// next window, instead of retrying for ids that may never come back in time.
+// Several agreements can be in flight in one process (threads, MPI_Comm_idup), and one may wait in a
+// round for members that have not started it yet and will not until another agreement completes
+// (MPICH's threads/comm/idup_deadlock: even ranks start two of four idups only after one of the others
+// finished). Each agreement reserves the ids it contributed until its round ends, and (MPICH's eager
+// and ordered protocols, per window):
+//  - The first round is a probe: the agreement contributes only the lowest kProbeIds free, unreserved
+//    ids. A probe waiting for members that have not started it therefore holds few ids, and no other
+//    agreement waits for them (they do not count as held back: the others use the rest of the window,
+//    or the next one). With one creation at a time and the same ids free everywhere, the probe agrees.
+//  - An agreement whose probe found no common id is "listed": every member has started it (each took
+//    part in the first round). Of the listed agreements in a process only the lowest key contributes
+//    (every free, unreserved id of the window); the others contribute none and retry. Ids another listed
+//    agreement's round holds come back when that round ends, so finding them is a reason to retry. The
+//    lowest listed key in the whole job has priority on all its members, all of which run its rounds,
+//    so it always completes.
 #pragma once
 
 #include <array>
@@ -50,24 +55,30 @@ class ContextIdPool {
 
   using WindowMask = std::array<std::uint64_t, kWindowWords>;
 
+  // At most this many ids (one mask word's worth) go into a probe round.
+  static constexpr std::uint32_t kProbeIds = 64;
+
   struct Contribution {
     WindowMask mask{};       // ids of the window free here and now reserved for the caller
-    bool held_back = false;  // some free ids were left out: another agreement in flight holds them
+    bool held_back = false;  // some free ids were left out: a listed agreement's round holds them
   };
+
+  enum class Round { probe, full };
 
   ContextIdPool();
 
-  // Agreements in flight in this process, by key (the same on every member of one agreement).
+  // Listed agreements in this process (started on every member), by key (the same on every member of
+  // one agreement).
   void begin_agreement(std::uint64_t key);
   void end_agreement(std::uint64_t key);
-  // True when no agreement with a lower key is in flight here: this one may contribute ids.
+  // True when no listed agreement with a lower key is in flight here: this one may contribute ids.
   bool has_priority(std::uint64_t key) const;
 
-  // Reserves, for one agreement round on `window`, every id of it that is free and not already
-  // reserved (a nonblocking agreement: of the window's upper half only); return them with unreserve()
-  // (and claim() the agreed one).
-  Contribution reserve_window(std::uint32_t window, bool nonblocking = false);
-  void unreserve(std::uint32_t window, const WindowMask& mask, bool nonblocking = false);
+  // Reserves, for one agreement round on `window`, the ids of it that are free and not already
+  // reserved: all of them (Round::full), or the lowest kProbeIds of them (Round::probe). Return them
+  // with unreserve() (and claim() the agreed one).
+  Contribution reserve_window(std::uint32_t window, Round round = Round::full);
+  void unreserve(std::uint32_t window, const WindowMask& mask, Round round = Round::full);
   // Marks `id` in use (a communicator holding it now exists here).
   void claim(std::uint32_t id);
   // Returns `id` to the pool (the communicator holding it was destroyed).
@@ -84,15 +95,14 @@ class ContextIdPool {
   void set_peers(std::uint32_t id, std::shared_ptr<const Group> peers);
   int peer_world_rank(std::uint32_t id, int rank) const;
   std::size_t in_use_count() const;
-  // The lowest window after `window` with an id free and unreserved (in the upper half, for a
-  // nonblocking agreement), or kNoWindow.
-  std::uint32_t next_window_with_free(std::uint32_t window, bool nonblocking = false) const;
+  // The lowest window after `window` with an id free and unreserved, or kNoWindow.
+  std::uint32_t next_window_with_free(std::uint32_t window) const;
 
  private:
   mutable std::mutex mutex_;
   std::vector<std::uint64_t> used_;
-  std::vector<std::uint64_t> reserved_;              // by any agreement round in flight
-  std::vector<std::uint64_t> reserved_nonblocking_;  // the part of it nonblocking agreements hold
+  std::vector<std::uint64_t> reserved_;        // by any agreement round in flight
+  std::vector<std::uint64_t> reserved_probe_;  // the part of it probe rounds hold
   std::multiset<std::uint64_t> agreements_;
   std::map<std::uint32_t, std::string> names_;
   std::map<std::uint32_t, std::shared_ptr<const Group>> peers_;
@@ -104,10 +114,12 @@ struct AgreementOutcome {
   std::uint32_t value;  // agreed: the id; next_window: the window of the next round
 };
 
-// Retry when anyone held ids back (they return soon), else the next window, else exhausted.
+// The lowest common id if there is one. Else: after a probe round, a full round (retry); after a full
+// one, retry when anyone held ids back (they return soon), else the next window, else exhausted.
 // `common` is the AND of the members' masks for `window`, `next_window` the max of their
 // next_window_with_free(), `held_back` the OR of their Contribution::held_back.
 AgreementOutcome decide_context_id(std::uint32_t window, const ContextIdPool::WindowMask& common,
-                                   std::uint32_t next_window, bool held_back);
+                                   std::uint32_t next_window, bool held_back,
+                                   ContextIdPool::Round round = ContextIdPool::Round::full);
 
 }  // namespace fabmpi

@@ -116,41 +116,69 @@ TEST_CASE("concurrent agreements in one process never hand out the same id", "[c
   CHECK(agree({&p, &r}) == 4);
 }
 
-TEST_CASE("a blocking agreement never waits for a pending nonblocking one", "[context_ids]") {
-  // p has an MPI_Comm_idup (nonblocking) waiting in its round for q, while both are blocked in a
-  // creation q entered first (MPICH's comm_create_group_idup). The idup holds the upper half only.
+TEST_CASE("a probe holds few ids, and nobody waits for them", "[context_ids]") {
+  // p has an agreement in its first round (a probe) waiting for q, which will start it only after a
+  // second agreement between them completes (MPICH's threads/comm/idup_deadlock, comm_create_group_idup).
   Pool p, q;
-  auto idup = p.reserve_window(0, /*nonblocking=*/true);
-  CHECK_FALSE(idup.held_back);
-  for (std::size_t i = 0; i < Pool::kWindowWords / 2; ++i) CHECK(idup.mask[i] == 0);
-  CHECK(idup.mask[Pool::kWindowWords / 2] == ~0ull);
-  auto blocking_p = p.reserve_window(0);
-  auto blocking_q = q.reserve_window(0);
-  CHECK_FALSE(blocking_p.held_back);  // what the idup holds may not come back in time: no retry
+  auto waiting = p.reserve_window(0, Pool::Round::probe);
+  CHECK_FALSE(waiting.held_back);
+  CHECK(waiting.mask[0] == ~0ull << 3);  // ids 3..66: the lowest free ones, kProbeIds of them
+  CHECK(waiting.mask[1] == 7);
+  for (std::size_t i = 2; i < Pool::kWindowWords; ++i) CHECK(waiting.mask[i] == 0);
+  // The second agreement's probe: p offers the next free ids, q the lowest; nothing in common.
+  auto probe_p = p.reserve_window(0, Pool::Round::probe);
+  auto probe_q = q.reserve_window(0, Pool::Round::probe);
+  CHECK(probe_p.mask[0] == 0);
+  CHECK(probe_p.mask[1] == ~0ull << 3);
+  CHECK(probe_p.mask[2] == 7);
   Pool::WindowMask common;
-  for (std::size_t i = 0; i < common.size(); ++i) common[i] = blocking_p.mask[i] & blocking_q.mask[i];
-  auto outcome = decide_context_id(0, common, 0, blocking_p.held_back || blocking_q.held_back);
-  REQUIRE(outcome.kind == AgreementOutcome::Kind::agreed);
-  CHECK(outcome.value == 3);
+  for (std::size_t i = 0; i < common.size(); ++i) common[i] = probe_p.mask[i] & probe_q.mask[i];
+  auto first = decide_context_id(0, common, Pool::kNoWindow, false, Pool::Round::probe);
+  CHECK(first.kind == AgreementOutcome::Kind::retry);
+  p.unreserve(0, probe_p.mask, Pool::Round::probe);
+  q.unreserve(0, probe_q.mask, Pool::Round::probe);
+  // Its full round: what the waiting probe holds is not held back (no retry), the rest of the window is
+  // offered.
+  auto full_p = p.reserve_window(0);
+  auto full_q = q.reserve_window(0);
+  CHECK_FALSE(full_p.held_back);
+  CHECK(full_p.mask[0] == 0);
+  for (std::size_t i = 0; i < common.size(); ++i) common[i] = full_p.mask[i] & full_q.mask[i];
+  auto second = decide_context_id(0, common, 0, full_p.held_back || full_q.held_back);
+  REQUIRE(second.kind == AgreementOutcome::Kind::agreed);
+  CHECK(second.value == 67);
+  p.claim(67);
+  q.claim(67);
+  p.unreserve(0, full_p.mask);
+  q.unreserve(0, full_q.mask);
+  // Then q reaches the first agreement: its probe (3..66) meets p's and they agree on 3.
+  auto late_q = q.reserve_window(0, Pool::Round::probe);
+  for (std::size_t i = 0; i < common.size(); ++i) common[i] = waiting.mask[i] & late_q.mask[i];
+  auto third = decide_context_id(0, common, Pool::kNoWindow, false, Pool::Round::probe);
+  REQUIRE(third.kind == AgreementOutcome::Kind::agreed);
+  CHECK(third.value == 3);
   p.claim(3);
   q.claim(3);
-  p.unreserve(0, blocking_p.mask);
-  q.unreserve(0, blocking_q.mask);
-  // Then q reaches the idup: both contribute upper-half ids and agree there.
-  auto idup_q = q.reserve_window(0, /*nonblocking=*/true);
-  for (std::size_t i = 0; i < common.size(); ++i) common[i] = idup.mask[i] & idup_q.mask[i];
-  auto second = decide_context_id(0, common, 0, idup.held_back || idup_q.held_back);
-  REQUIRE(second.kind == AgreementOutcome::Kind::agreed);
-  CHECK(second.value == Pool::kWindowIds / 2);
-  p.unreserve(0, idup.mask, true);
-  q.unreserve(0, idup_q.mask, true);
-  // A nonblocking agreement does wait (retries) for what another nonblocking one holds.
-  auto one = p.reserve_window(0, true);
-  auto two = p.reserve_window(0, true);
+  p.unreserve(0, waiting.mask, Pool::Round::probe);
+  q.unreserve(0, late_q.mask, Pool::Round::probe);
+  // A full round does wait (retries) for what another full round holds.
+  auto one = p.reserve_window(0);
+  auto two = p.reserve_window(0);
   CHECK(two.held_back);
-  p.unreserve(0, one.mask, true);
-  p.unreserve(0, two.mask, true);
+  p.unreserve(0, one.mask);
+  p.unreserve(0, two.mask);
   CHECK(agree({&p, &q}) == 4);
+}
+
+TEST_CASE("a probe offers at most kProbeIds ids, lowest first, across words", "[context_ids]") {
+  Pool p;
+  for (std::uint32_t id = 3; id < 60; ++id) p.claim(id);  // 0..59 used: 4 free in word 0
+  auto probe = p.reserve_window(0, Pool::Round::probe);
+  CHECK(probe.mask[0] == (0xFull << 60));
+  CHECK(probe.mask[1] == (~0ull >> 4));  // 60 more: 64..123
+  CHECK(probe.mask[2] == 0);
+  p.unreserve(0, probe.mask, Pool::Round::probe);
+  CHECK(agree({&p}) == 60);
 }
 
 TEST_CASE("decide_context_id: exhausted vs retry", "[context_ids]") {
@@ -175,7 +203,7 @@ TEST_CASE("many ids stay unique below 2^20", "[context_ids]") {
   }
 }
 
-TEST_CASE("only the lowest agreement key in flight contributes ids", "[context_ids]") {
+TEST_CASE("only the lowest listed agreement key contributes ids", "[context_ids]") {
   Pool p;
   CHECK(p.has_priority(7));
   p.begin_agreement(7);
