@@ -42,9 +42,14 @@ Rc errhandler_arg(MPI_Errhandler handle, ErrhandlerRef* out) {
   return to_errhandler(handle, out);
 }
 
+// The level a session asks for: MPI-4.1's "mpi_thread_support_level", or MPI-4.0's "thread_level".
+// Without either, MPI_THREAD_MULTIPLE: MPI-4.0 11.3.1 discourages a SINGLE default for sessions (a
+// library opening its own session cannot know what threads the application runs), and MPICH's default
+// is the same.
 int thread_level_of(const Info* info) {
-  const std::string* level = info ? info->get("thread_level") : nullptr;
-  return level ? thread_level_from_name(*level) : MPI_THREAD_SINGLE;
+  const std::string* level = info ? info->get("mpi_thread_support_level") : nullptr;
+  if (level == nullptr && info) level = info->get("thread_level");
+  return level ? thread_level_from_name(*level) : MPI_THREAD_MULTIPLE;
 }
 
 Rc pset_group(const char* name, GroupRef* out) {
@@ -110,6 +115,7 @@ int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session* ses
     FABMPI_TRY(errhandler_arg(errhandler, &s->errhandler));
     s->thread_level = std::min(level, lib.runtime->thread_level());
     s->info = std::make_shared<Info>();
+    s->info->set("mpi_thread_support_level", thread_level_name(s->thread_level));
     s->info->set("thread_level", thread_level_name(s->thread_level));
     s->handle = lib.sessions.insert(s);
     ++lib.open_sessions;
