@@ -212,6 +212,12 @@ def build_all(args, mpis):
         extras["memcpy_bw"] = os.path.join(plain, "memcpy_bw")
     else:
         log("notice: memcpy_bw did not build:\n" + (o + e)[-1000:])
+    rc, o, e, _ = run([cc, "-O2", "-o", os.path.join(plain, "xcopy_bw"), os.path.join(HERE, "xcopy_bw.c")],
+                      timeout=args.build_timeout)
+    if rc == 0:
+        extras["xcopy_bw"] = os.path.join(plain, "xcopy_bw")
+    else:
+        log("notice: xcopy_bw did not build:\n" + (o + e)[-1000:])
     rc, o, e, _ = run([cc, "-O2", "-std=c99", "-o", os.path.join(plain, "fi_pingpong"),
                        os.path.join(HERE, "fi_pingpong.c"), "-lfabric"], timeout=args.build_timeout)
     if rc == 0:
@@ -322,6 +328,9 @@ def campaign(args, mpis, built, extras, ncores):
             if "memcpy_bw" in extras:
                 c.execute("raw memcpy rep=%d" % rep, [extras["memcpy_bw"]] + quick, None, "raw", 1, "memcpy", rep,
                           "memcpy_bw", ["memcpy_MBps"], tmo)
+            if "xcopy_bw" in extras:
+                c.execute("raw cross-process copy rep=%d" % rep, [extras["xcopy_bw"]] + quick, None, "raw", 2, "xcopy",
+                          rep, "xcopy_bw", ["xcopy_cma_MBps", "xcopy_shared_MBps"], tmo)
             if "fi_pingpong" in extras:
                 for prov in FI_PROVIDERS:
                     env = dict(os.environ)
@@ -406,7 +415,8 @@ def ratio_of(metric, ref_value, other_values):
 
 
 METRIC_ORDER = (["launch_wall_ms", "init_us", "pingpong_latency_us", "bw_MBps", "bibw_MBps"]
-                + [c + "_latency_us" for c in COLLECTIVES] + ["memcpy_MBps", "fi_pingpong_latency_us"])
+                + [c + "_latency_us" for c in COLLECTIVES]
+                + ["memcpy_MBps", "xcopy_cma_MBps", "xcopy_shared_MBps", "fi_pingpong_latency_us"])
 
 
 def metric_rank(m):
@@ -417,10 +427,14 @@ def write_report(args, path, camp, mpis, built, ncores, ref):
     table = summarize(camp.records)
     by_state = summarize_by_state(camp.records)
     memcpy = {}
+    cma = {}
     for (mode, np, metric), bysize in table.items():
         if metric == "memcpy_MBps":
             for size, bympi in bysize.items():
                 memcpy[size] = statistics.median(bympi["memcpy"])
+        if metric == "xcopy_cma_MBps":
+            for size, bympi in bysize.items():
+                cma[size] = statistics.median(bympi["xcopy"])
     L = []
     L.append("# fabmpi benchmark comparison")
     L.append("")
@@ -455,7 +469,9 @@ def write_report(args, path, camp, mpis, built, ncores, ref):
         L.append("**ratio** = speed of **%s** relative to the best of the other MPIs at that cell "
                  "(median vs median; > 1 means %s is faster; for latencies best-other / %s, for bandwidths "
                  "%s / best-other). **%s/memcpy** = %s median streaming bandwidth / single-core memcpy "
-                 "median at the same size (target ≥ 0.8)." % (ref, ref, ref, ref, ref, ref))
+                 "median at the same size (target ≥ 0.8); **%s/CMA** = the same bandwidth / one `process_vm_readv` "
+                 "copy from another process (`xcopy_cma_MBps`: the single-copy path MPICH and Open MPI use on "
+                 "a node)." % (ref, ref, ref, ref, ref, ref, ref))
         L.append("")
     if camp.failures:
         L.append("## Failures")
@@ -501,7 +517,10 @@ def write_report(args, path, camp, mpis, built, ncores, ref):
         cols = [m.name for m in mpis if any(m.name in v for v in bysize.values())]
         cols += sorted({x for v in bysize.values() for x in v} - set(cols))
         if mode == "raw":
-            title = "## %s (%s)" % (metric, "single core" if metric == "memcpy_MBps" else "2 processes")
+            title = "## %s (%s)" % (metric, {"memcpy_MBps": "single core",
+                                             "xcopy_cma_MBps": "one copy from another process, process_vm_readv",
+                                             "xcopy_shared_MBps": "one copy from another process's shared mapping"}
+                                    .get(metric, "2 processes"))
         else:
             title = "## %s — %s, np=%d" % (metric, mode, np)
         L.append(title)
@@ -511,6 +530,7 @@ def write_report(args, path, camp, mpis, built, ncores, ref):
         L.append("")
         show_ratio = ref in cols and len(cols) > 1 and mode != "raw"
         show_memcpy = metric == "bw_MBps" and ref in cols and memcpy
+        show_cma = metric == "bw_MBps" and ref in cols and cma
         states_here = by_state.get((mode, np, metric), {})
         show_state_ratio = show_ratio and bool(states_here)
         head = ["size"]
@@ -523,6 +543,8 @@ def write_report(args, path, camp, mpis, built, ncores, ref):
             head.append("same-state ratio")
         if show_memcpy:
             head.append("%s/memcpy" % ref)
+        if show_cma:
+            head.append("%s/CMA" % ref)
         L.append("| " + " | ".join(head) + " |")
         L.append("|" + "---|" * len(head))
         for size in sorted(bysize):
@@ -557,6 +579,8 @@ def write_report(args, path, camp, mpis, built, ncores, ref):
                 row.append(" · ".join(parts) if parts else "—")
             if show_memcpy:
                 row.append("%.2f" % (med[ref] / memcpy[size]) if ref in med and size in memcpy else "—")
+            if show_cma:
+                row.append("%.2f" % (med[ref] / cma[size]) if ref in med and size in cma else "—")
             L.append("| " + " | ".join(row) + " |")
         L.append("")
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
@@ -625,6 +649,8 @@ def plot(args, camp, outdir, tag):
                 for label, xs, ys in series("memcpy_MBps", lambda m: m == "raw"):
                     ax.plot(xs, ys, "k--", label="memcpy (1 core)")
                     ax.plot(xs, [0.8 * y for y in ys], "k:", label="0.8 x memcpy")
+                for label, xs, ys in series("xcopy_cma_MBps", lambda m: m == "raw"):
+                    ax.plot(xs, ys, "c-.", label="one copy, process_vm_readv")
                 ax.legend(fontsize=6)
             else:
                 draw(ax, metric, lambda m: True, title)
