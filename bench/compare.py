@@ -465,6 +465,10 @@ def write_report(args, path, camp, mpis, built, ncores, ref):
         L.append("| %s%s | %s | `%s` |" % (m.name, state, m.version.replace("|", "/"),
                                            m.describe(args.tcp, ncores, getattr(args, "rt", 0))))
     L.append("")
+    if getattr(args, "missing_mpis", None):
+        L.append("**Not run:** %s. The ratios compare against the MPIs above only (Debian: `apt-get install "
+                 "mpich libmpich-dev openmpi-bin libopenmpi-dev`)." % "; ".join(args.missing_mpis))
+        L.append("")
     if ref:
         L.append("**ratio** = speed of **%s** relative to the best of the other MPIs at that cell "
                  "(median vs median; > 1 means %s is faster; for latencies best-other / %s, for bandwidths "
@@ -796,6 +800,8 @@ def main():
         m = all_mpis[name]
         if not which(m.mpicc) or not which(m.launcher):
             log("notice: %s skipped: %s or %s not found" % (name, m.mpicc, m.launcher))
+            args.missing_mpis = getattr(args, "missing_mpis", []) + ["%s (`%s` or `%s` not found)" % (
+                name, m.mpicc, m.launcher)]
             continue
         if m.version_cmd:
             rc, o, e, _ = run(m.version_cmd, timeout=15)
