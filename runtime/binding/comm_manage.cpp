@@ -21,6 +21,22 @@ namespace {
 
 InfoRef copy_info(const InfoRef& info) { return info ? std::make_shared<Info>(*info) : nullptr; }
 
+// The hints of a user's info object that a communicator keeps (and MPI_Comm_get_info returns): MPI-3.1
+// 6.4.4 returns "all hints actually used", so keys fabmpi does not know are dropped, as MPICH drops them.
+// Kept: MPI-4.0's assertions (7.4.4), with a boolean value; fabmpi is correct without exploiting them,
+// and MPICH and Open MPI report them back.
+InfoRef comm_hints(const InfoRef& info) {
+  if (!info) return nullptr;
+  static constexpr const char* kKnown[] = {"mpi_assert_no_any_tag", "mpi_assert_no_any_source",
+                                           "mpi_assert_exact_length", "mpi_assert_allow_overtaking"};
+  auto kept = std::make_shared<Info>();
+  for (const char* key : kKnown) {
+    const std::string* value = info->get(key);
+    if (value && (*value == "true" || *value == "false")) kept->set(key, *value);
+  }
+  return kept;
+}
+
 // Optional info argument: MPI_INFO_NULL means no hints.
 Rc to_optional_info(MPI_Info handle, InfoRef* out) {
   if (handle == MPI_INFO_NULL) {
@@ -139,7 +155,7 @@ int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) {
     FABMPI_TRY(check_out_ptr(newcomm, "newcomm"));
     CommRef created;
     FABMPI_TRY(c->is_inter() ? intercomm::dup(c, &created) : comm_create::dup(c, &created));
-    return publish(c, created, true, copy_info(hints), newcomm);
+    return publish(c, created, true, comm_hints(hints), newcomm);
   }());
 }
 
@@ -161,7 +177,7 @@ int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, MP
     FABMPI_TRY(call.comm(comm, &c));
     InfoRef hints;
     FABMPI_TRY(to_optional_info(info, &hints));
-    return start_idup(c, copy_info(hints), newcomm, request);
+    return start_idup(c, comm_hints(hints), newcomm, request);
   }());
 }
 
@@ -436,7 +452,7 @@ int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info) {
     FABMPI_TRY(call.comm(comm, &c));
     InfoRef hints;
     FABMPI_TRY(to_info(info, &hints));
-    c->info = copy_info(hints);  // the user may free `info` right after
+    c->info = comm_hints(hints);  // a copy: the user may free `info` right after
     return Rc();
   }());
 }
