@@ -328,6 +328,23 @@ typedef MPI_Win_errhandler_function MPI_Win_errhandler_fn;
 #define MPI_ERR_SESSION     75
 #define MPI_ERR_PROC_ABORTED 76
 #define MPI_ERR_VALUE_TOO_LARGE 77
+/* MPI_T error classes (MPI-3.1 14.3.9): MPICH's numbers, which no class above uses. */
+#define MPI_T_ERR_MEMORY            59
+#define MPI_T_ERR_NOT_INITIALIZED   60
+#define MPI_T_ERR_CANNOT_INIT       61
+#define MPI_T_ERR_INVALID_INDEX     62
+#define MPI_T_ERR_INVALID_ITEM      63
+#define MPI_T_ERR_INVALID_HANDLE    64
+#define MPI_T_ERR_OUT_OF_HANDLES    65
+#define MPI_T_ERR_OUT_OF_SESSIONS   66
+#define MPI_T_ERR_INVALID_SESSION   67
+#define MPI_T_ERR_CVAR_SET_NOT_NOW  68
+#define MPI_T_ERR_CVAR_SET_NEVER    69
+#define MPI_T_ERR_PVAR_NO_STARTSTOP 70
+#define MPI_T_ERR_PVAR_NO_WRITE     71
+#define MPI_T_ERR_PVAR_NO_ATOMIC    72
+#define MPI_T_ERR_INVALID_NAME      73
+#define MPI_T_ERR_INVALID           74
 #define MPI_ERR_LASTCODE    0x3fffffff
 
 /* ================================================================ functions
@@ -1423,6 +1440,156 @@ FABMPI_PUBLIC int MPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_
 FABMPI_PUBLIC int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request);
 FABMPI_PUBLIC int MPI_Grequest_complete(MPI_Request request);
 FABMPI_PUBLIC int PMPI_Grequest_complete(MPI_Request request);
+
+/* ---- the MPI tool information interface, MPI_T (MPI-3.1 14.3; runtime/tool_interface.cpp,
+ * runtime/binding/mpi_t.cpp): control variables are the FABMPI_* tunables, performance variables the
+ * point-to-point engine's queues and message counts. No MPI-4 events. Handles are pointers to
+ * incomplete structs, as in MPICH. */
+struct MPIR_T_enum_s;
+struct MPIR_T_cvar_handle_s;
+struct MPIR_T_pvar_handle_s;
+struct MPIR_T_pvar_session_s;
+typedef struct MPIR_T_enum_s *MPI_T_enum;
+typedef struct MPIR_T_cvar_handle_s *MPI_T_cvar_handle;
+typedef struct MPIR_T_pvar_handle_s *MPI_T_pvar_handle;
+typedef struct MPIR_T_pvar_session_s *MPI_T_pvar_session;
+
+extern FABMPI_PUBLIC struct MPIR_T_pvar_handle_s * const MPI_T_PVAR_ALL_HANDLES;
+
+#define MPI_T_ENUM_NULL         ((MPI_T_enum)NULL)
+#define MPI_T_CVAR_HANDLE_NULL  ((MPI_T_cvar_handle)NULL)
+#define MPI_T_PVAR_HANDLE_NULL  ((MPI_T_pvar_handle)NULL)
+#define MPI_T_PVAR_SESSION_NULL ((MPI_T_pvar_session)NULL)
+
+/* The standard requires increasing values in this order. */
+typedef enum MPIR_T_verbosity_t {
+  MPI_T_VERBOSITY_INVALID = 0,
+  MPI_T_VERBOSITY_USER_BASIC = 221,
+  MPI_T_VERBOSITY_USER_DETAIL,
+  MPI_T_VERBOSITY_USER_ALL,
+  MPI_T_VERBOSITY_TUNER_BASIC,
+  MPI_T_VERBOSITY_TUNER_DETAIL,
+  MPI_T_VERBOSITY_TUNER_ALL,
+  MPI_T_VERBOSITY_MPIDEV_BASIC,
+  MPI_T_VERBOSITY_MPIDEV_DETAIL,
+  MPI_T_VERBOSITY_MPIDEV_ALL
+} MPIR_T_verbosity_t;
+
+typedef enum MPIR_T_bind_t {
+  MPI_T_BIND_INVALID = 0,
+  MPI_T_BIND_NO_OBJECT = 9700,
+  MPI_T_BIND_MPI_COMM,
+  MPI_T_BIND_MPI_DATATYPE,
+  MPI_T_BIND_MPI_ERRHANDLER,
+  MPI_T_BIND_MPI_FILE,
+  MPI_T_BIND_MPI_GROUP,
+  MPI_T_BIND_MPI_OP,
+  MPI_T_BIND_MPI_REQUEST,
+  MPI_T_BIND_MPI_WIN,
+  MPI_T_BIND_MPI_MESSAGE,
+  MPI_T_BIND_MPI_INFO
+} MPIR_T_bind_t;
+
+typedef enum MPIR_T_scope_t {
+  MPI_T_SCOPE_INVALID = 0,
+  MPI_T_SCOPE_CONSTANT = 60438,
+  MPI_T_SCOPE_READONLY,
+  MPI_T_SCOPE_LOCAL,
+  MPI_T_SCOPE_GROUP,
+  MPI_T_SCOPE_GROUP_EQ,
+  MPI_T_SCOPE_ALL,
+  MPI_T_SCOPE_ALL_EQ
+} MPIR_T_scope_t;
+
+typedef enum MPIR_T_pvar_class_t {
+  MPI_T_PVAR_CLASS_INVALID = 0,
+  MPIR_T_PVAR_CLASS_FIRST = 240,
+  MPI_T_PVAR_CLASS_STATE = MPIR_T_PVAR_CLASS_FIRST,
+  MPI_T_PVAR_CLASS_LEVEL,
+  MPI_T_PVAR_CLASS_SIZE,
+  MPI_T_PVAR_CLASS_PERCENTAGE,
+  MPI_T_PVAR_CLASS_HIGHWATERMARK,
+  MPI_T_PVAR_CLASS_LOWWATERMARK,
+  MPI_T_PVAR_CLASS_COUNTER,
+  MPI_T_PVAR_CLASS_AGGREGATE,
+  MPI_T_PVAR_CLASS_TIMER,
+  MPI_T_PVAR_CLASS_GENERIC,
+  MPIR_T_PVAR_CLASS_LAST,
+  MPIR_T_PVAR_CLASS_NUMBER = MPIR_T_PVAR_CLASS_LAST - MPIR_T_PVAR_CLASS_FIRST
+} MPIR_T_pvar_class_t;
+
+FABMPI_PUBLIC int MPI_T_init_thread(int required, int *provided);
+FABMPI_PUBLIC int PMPI_T_init_thread(int required, int *provided);
+FABMPI_PUBLIC int MPI_T_finalize(void);
+FABMPI_PUBLIC int PMPI_T_finalize(void);
+FABMPI_PUBLIC int MPI_T_enum_get_info(MPI_T_enum enumtype, int *num, char *name, int *name_len);
+FABMPI_PUBLIC int PMPI_T_enum_get_info(MPI_T_enum enumtype, int *num, char *name, int *name_len);
+FABMPI_PUBLIC int MPI_T_enum_get_item(MPI_T_enum enumtype, int indx, int *value, char *name, int *name_len);
+FABMPI_PUBLIC int PMPI_T_enum_get_item(MPI_T_enum enumtype, int indx, int *value, char *name, int *name_len);
+FABMPI_PUBLIC int MPI_T_cvar_get_num(int *num_cvar);
+FABMPI_PUBLIC int PMPI_T_cvar_get_num(int *num_cvar);
+FABMPI_PUBLIC int MPI_T_cvar_get_info(int cvar_index, char *name, int *name_len, int *verbosity, MPI_Datatype *datatype,
+                                      MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *scope);
+FABMPI_PUBLIC int PMPI_T_cvar_get_info(int cvar_index, char *name, int *name_len, int *verbosity, MPI_Datatype *datatype,
+                                       MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *scope);
+FABMPI_PUBLIC int MPI_T_cvar_get_index(const char *name, int *cvar_index);
+FABMPI_PUBLIC int PMPI_T_cvar_get_index(const char *name, int *cvar_index);
+FABMPI_PUBLIC int MPI_T_cvar_handle_alloc(int cvar_index, void *obj_handle, MPI_T_cvar_handle *handle, int *count);
+FABMPI_PUBLIC int PMPI_T_cvar_handle_alloc(int cvar_index, void *obj_handle, MPI_T_cvar_handle *handle, int *count);
+FABMPI_PUBLIC int MPI_T_cvar_handle_free(MPI_T_cvar_handle *handle);
+FABMPI_PUBLIC int PMPI_T_cvar_handle_free(MPI_T_cvar_handle *handle);
+FABMPI_PUBLIC int MPI_T_cvar_read(MPI_T_cvar_handle handle, void *buf);
+FABMPI_PUBLIC int PMPI_T_cvar_read(MPI_T_cvar_handle handle, void *buf);
+FABMPI_PUBLIC int MPI_T_cvar_write(MPI_T_cvar_handle handle, const void *buf);
+FABMPI_PUBLIC int PMPI_T_cvar_write(MPI_T_cvar_handle handle, const void *buf);
+FABMPI_PUBLIC int MPI_T_pvar_get_num(int *num_pvar);
+FABMPI_PUBLIC int PMPI_T_pvar_get_num(int *num_pvar);
+FABMPI_PUBLIC int MPI_T_pvar_get_info(int pvar_index, char *name, int *name_len, int *verbosity, int *var_class,
+                                      MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len,
+                                      int *bind, int *readonly, int *continuous, int *atomic);
+FABMPI_PUBLIC int PMPI_T_pvar_get_info(int pvar_index, char *name, int *name_len, int *verbosity, int *var_class,
+                                       MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len,
+                                       int *bind, int *readonly, int *continuous, int *atomic);
+FABMPI_PUBLIC int MPI_T_pvar_get_index(const char *name, int var_class, int *pvar_index);
+FABMPI_PUBLIC int PMPI_T_pvar_get_index(const char *name, int var_class, int *pvar_index);
+FABMPI_PUBLIC int MPI_T_pvar_session_create(MPI_T_pvar_session *session);
+FABMPI_PUBLIC int PMPI_T_pvar_session_create(MPI_T_pvar_session *session);
+FABMPI_PUBLIC int MPI_T_pvar_session_free(MPI_T_pvar_session *session);
+FABMPI_PUBLIC int PMPI_T_pvar_session_free(MPI_T_pvar_session *session);
+FABMPI_PUBLIC int MPI_T_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index, void *obj_handle,
+                                          MPI_T_pvar_handle *handle, int *count);
+FABMPI_PUBLIC int PMPI_T_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index, void *obj_handle,
+                                           MPI_T_pvar_handle *handle, int *count);
+FABMPI_PUBLIC int MPI_T_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_handle *handle);
+FABMPI_PUBLIC int PMPI_T_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_handle *handle);
+FABMPI_PUBLIC int MPI_T_pvar_start(MPI_T_pvar_session session, MPI_T_pvar_handle handle);
+FABMPI_PUBLIC int PMPI_T_pvar_start(MPI_T_pvar_session session, MPI_T_pvar_handle handle);
+FABMPI_PUBLIC int MPI_T_pvar_stop(MPI_T_pvar_session session, MPI_T_pvar_handle handle);
+FABMPI_PUBLIC int PMPI_T_pvar_stop(MPI_T_pvar_session session, MPI_T_pvar_handle handle);
+FABMPI_PUBLIC int MPI_T_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf);
+FABMPI_PUBLIC int PMPI_T_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf);
+FABMPI_PUBLIC int MPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void *buf);
+FABMPI_PUBLIC int PMPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void *buf);
+FABMPI_PUBLIC int MPI_T_pvar_reset(MPI_T_pvar_session session, MPI_T_pvar_handle handle);
+FABMPI_PUBLIC int PMPI_T_pvar_reset(MPI_T_pvar_session session, MPI_T_pvar_handle handle);
+FABMPI_PUBLIC int MPI_T_pvar_readreset(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf);
+FABMPI_PUBLIC int PMPI_T_pvar_readreset(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf);
+FABMPI_PUBLIC int MPI_T_category_get_num(int *num_cat);
+FABMPI_PUBLIC int PMPI_T_category_get_num(int *num_cat);
+FABMPI_PUBLIC int MPI_T_category_get_info(int cat_index, char *name, int *name_len, char *desc, int *desc_len,
+                                          int *num_cvars, int *num_pvars, int *num_categories);
+FABMPI_PUBLIC int PMPI_T_category_get_info(int cat_index, char *name, int *name_len, char *desc, int *desc_len,
+                                           int *num_cvars, int *num_pvars, int *num_categories);
+FABMPI_PUBLIC int MPI_T_category_get_index(const char *name, int *cat_index);
+FABMPI_PUBLIC int PMPI_T_category_get_index(const char *name, int *cat_index);
+FABMPI_PUBLIC int MPI_T_category_get_cvars(int cat_index, int len, int indices[]);
+FABMPI_PUBLIC int PMPI_T_category_get_cvars(int cat_index, int len, int indices[]);
+FABMPI_PUBLIC int MPI_T_category_get_pvars(int cat_index, int len, int indices[]);
+FABMPI_PUBLIC int PMPI_T_category_get_pvars(int cat_index, int len, int indices[]);
+FABMPI_PUBLIC int MPI_T_category_get_categories(int cat_index, int len, int indices[]);
+FABMPI_PUBLIC int PMPI_T_category_get_categories(int cat_index, int len, int indices[]);
+FABMPI_PUBLIC int MPI_T_category_changed(int *update_number);
+FABMPI_PUBLIC int PMPI_T_category_changed(int *update_number);
 
 #if defined(__cplusplus)
 }

@@ -134,6 +134,10 @@ struct Engine::Impl final : TransportSink {
   std::unordered_map<std::uint64_t, SendOp> sends;
   std::unordered_map<std::uint64_t, RecvOpRef> reads;  // read token -> receive
   std::uint64_t next_op = 1;
+  // MPI_T counters (Engine::stats): plain increments on paths each kind of message already takes.
+  std::uint64_t eager_sent = 0;
+  std::uint64_t rendezvous_sent = 0;
+  std::uint64_t unexpected_arrivals[4] = {};  // per Channel (indexed, not tested: no branch)
   // Something was handed to the self transport since its last poll: only then is it polled.
   bool self_dirty = false;
   std::vector<RecvOpRef> spare_recv_ops;  // finished receives' RecvOps, reused (saves an allocation)
@@ -398,6 +402,19 @@ Engine::~Engine() = default;
 
 std::size_t Engine::eager_limit() const noexcept { return impl_->eager_max; }
 
+Engine::Stats Engine::stats() const noexcept {
+  Stats s;
+  // The queues also hold collective and internal traffic, which comes and goes with other processes'
+  // progress: only the application's point-to-point entries are counted (a walk over the queues).
+  constexpr auto user = static_cast<std::uint8_t>(Channel::user);
+  impl_->posted.for_each([&](const Envelope& e, const RecvOpRef&) { s.posted_receives += e.channel == user; });
+  impl_->unexpected.for_each([&](const Envelope& e, const ArrivalRef&) { s.unexpected_messages += e.channel == user; });
+  s.eager_sent = impl_->eager_sent;
+  s.rendezvous_sent = impl_->rendezvous_sent;
+  s.unexpected_arrivals = impl_->unexpected_arrivals[user];
+  return s;
+}
+
 // ---- sending
 
 Rc Engine::Impl::send_control(int world, WireKind kind, std::uint64_t sender_op, std::uint64_t value) {
@@ -438,6 +455,7 @@ Rc Engine::Impl::start_send(const void* buf, std::size_t count, const Datatype& 
     h.size = bytes;
     h.sender_op = id;
     --p.credits;
+    ++eager_sent;
     bool done = false;
     FABMPI_TRY(tx.send(world, h, static_cast<const char*>(buf) + type.true_lb(), bytes, id, &done));
     if (done) {
@@ -474,11 +492,13 @@ Rc Engine::Impl::start_send(const void* buf, std::size_t count, const Datatype& 
   std::size_t payload_bytes = 0;
   if (eager) {
     --p.credits;
+    ++eager_sent;
     h.kind = synchronous ? WireKind::eager_sync : WireKind::eager;
     payload = data;
     payload_bytes = bytes;
     op.events_left = synchronous ? 2 : 1;
   } else {
+    ++rendezvous_sent;
     h.kind = WireKind::rts;
     Rc rc = tx.expose(data, bytes, &op.exposure);
     if (!rc) {
@@ -702,6 +722,7 @@ void Engine::Impl::match_arrival(const WireHeader& h, const void* payload, std::
   if (h.kind != WireKind::rts && len) a->payload.assign(static_cast<const unsigned char*>(payload),
                                                         static_cast<const unsigned char*>(payload) + len);
   unexpected.push(message, std::move(a));
+  ++unexpected_arrivals[message.channel & 3];
 }
 
 Rc Engine::Impl::add_foreign_peer(int world) {

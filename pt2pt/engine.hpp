@@ -12,6 +12,7 @@
 #include <mpi.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -86,6 +87,19 @@ class Engine : public ProgressSource {
   bool cancel(Request& request);
 
   std::size_t eager_limit() const noexcept;
+
+  // What MPI_T's performance variables read (runtime/tool_interface.cpp): the matching queues' lengths
+  // now, and counts since this engine was created. Plain reads of single-threaded state: call under the
+  // API lock. Receive side: the application's point-to-point traffic only (Channel::user); send side:
+  // every message the engine sends (collective and internal ones too), by protocol.
+  struct Stats {
+    std::size_t posted_receives = 0;      // user receives posted and not matched
+    std::size_t unexpected_messages = 0;  // user messages arrived and not matched
+    std::uint64_t eager_sent = 0;         // messages sent eagerly (payload with the header)
+    std::uint64_t rendezvous_sent = 0;    // messages sent by rendezvous (ready-to-send, then a read)
+    std::uint64_t unexpected_arrivals = 0;  // user messages that arrived before their receive was posted
+  };
+  Stats stats() const noexcept;
 
   // Dynamic processes: processes of other jobs (by universe index), reached over the network transport.
   // open_network opens it now if this process has none, publishing its address (a spawning process

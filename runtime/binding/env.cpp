@@ -80,6 +80,7 @@ int stop_runtime() {
   Library& lib = library();
   {
     ApiCall call("MPI_Finalize");
+    mpi_t_runtime_ending(*lib.runtime);  // before the engine goes (MPI_Finalize's own messages uncounted)
     Rc rc = lib.runtime->finalize();
     if (!rc.ok()) return call.finish(rc);
   }

@@ -74,6 +74,23 @@ const char* predefined_error_text(int cls) {
     case MPI_ERR_RMA_SHARED: return "memory cannot be shared";
     case MPI_ERR_RMA_FLAVOR: return "wrong window flavor";
     case MPI_ERR_SESSION: return "invalid session";
+    // The tool information interface's classes (MPI_T functions return them; runtime/binding/mpi_t.cpp).
+    case MPI_T_ERR_MEMORY: return "MPI_T: out of memory";
+    case MPI_T_ERR_NOT_INITIALIZED: return "MPI_T: the tool interface is not initialized";
+    case MPI_T_ERR_CANNOT_INIT: return "MPI_T: the tool interface cannot be initialized now";
+    case MPI_T_ERR_INVALID_INDEX: return "MPI_T: invalid variable or category index";
+    case MPI_T_ERR_INVALID_ITEM: return "MPI_T: invalid enumeration item index";
+    case MPI_T_ERR_INVALID_HANDLE: return "MPI_T: invalid handle";
+    case MPI_T_ERR_OUT_OF_HANDLES: return "MPI_T: no more handles available";
+    case MPI_T_ERR_OUT_OF_SESSIONS: return "MPI_T: no more performance variable sessions available";
+    case MPI_T_ERR_INVALID_SESSION: return "MPI_T: invalid performance variable session";
+    case MPI_T_ERR_CVAR_SET_NOT_NOW: return "MPI_T: the control variable cannot be set now";
+    case MPI_T_ERR_CVAR_SET_NEVER: return "MPI_T: the control variable cannot be set";
+    case MPI_T_ERR_PVAR_NO_STARTSTOP: return "MPI_T: the performance variable cannot be started or stopped";
+    case MPI_T_ERR_PVAR_NO_WRITE: return "MPI_T: the performance variable cannot be written or reset";
+    case MPI_T_ERR_PVAR_NO_ATOMIC: return "MPI_T: the performance variable cannot be read and reset atomically";
+    case MPI_T_ERR_INVALID_NAME: return "MPI_T: no variable or category of that name";
+    case MPI_T_ERR_INVALID: return "MPI_T: invalid use of the tool interface";
     default: return nullptr;
   }
 }
