@@ -197,7 +197,9 @@ struct Engine::Impl final : TransportSink {
   void match_arrival(const WireHeader& h, const void* payload, std::size_t len);
   // Receiver side of a send's cancellation; true when the arrival `h` was cancelled and is dropped.
   void on_cancel_send(const WireHeader& h);
-  bool drop_if_cancelled(const WireHeader& h);
+  // A message whose sender cancelled it before it arrived (Peer::cancel_on_arrival): dropped and
+  // answered. Callers test cancel_on_arrival.empty() first, inline: every arrival passes here.
+  bool drop_if_cancelled(Peer& p, const WireHeader& h);
   // cancel_reply's outcome: 0 too late, 1 an eager message dropped, 2 an rts dropped (wire.hpp).
   void answer_cancel(int world, std::uint64_t sender_op, std::uint64_t outcome);
   enum class Unmatched { pending, matched, dropped };
@@ -566,9 +568,7 @@ void Engine::Impl::on_cancel_send(const WireHeader& h) {
   }
 }
 
-bool Engine::Impl::drop_if_cancelled(const WireHeader& h) {
-  Peer& p = peer(h.src_world);
-  if (p.cancel_on_arrival.empty()) return false;
+bool Engine::Impl::drop_if_cancelled(Peer& p, const WireHeader& h) {
   auto it = p.cancel_on_arrival.find(h.seq);
   if (it == p.cancel_on_arrival.end()) return false;
   const std::uint64_t sender_op = it->second;
@@ -776,12 +776,13 @@ void Engine::Impl::on_message(const WireHeader& h, const void* payload, std::siz
     return;
   }
   ++p.next_recv_seq;
-  if (!drop_if_cancelled(h)) match_arrival(h, payload, len);
+  if (p.cancel_on_arrival.empty() || !drop_if_cancelled(p, h)) match_arrival(h, payload, len);
   while (!p.reorder.empty() && p.reorder.begin()->first == p.next_recv_seq) {
     ArrivalRef a = std::move(p.reorder.begin()->second);
     p.reorder.erase(p.reorder.begin());
     ++p.next_recv_seq;
-    if (!drop_if_cancelled(a->header)) match_arrival(a->header, a->payload.data(), a->payload.size());
+    if (p.cancel_on_arrival.empty() || !drop_if_cancelled(p, a->header))
+      match_arrival(a->header, a->payload.data(), a->payload.size());
   }
 }
 
