@@ -530,37 +530,39 @@ int PMPI_T_category_get_index(const char* name, int* cat_index) {
   }());
 }
 
+}  // extern "C"
+
+namespace {
+
+// MPI_T_category_get_cvars/_pvars/_categories: the indices of one kind of member of a category.
+Rc category_members(ToolCall& call, int cat_index, std::vector<int> tool::CategoryInfo::*members, int len,
+                    int indices[]) {
+  FABMPI_TRY(call.require_initialized());
+  const auto& categories = call.registry().categories();
+  FABMPI_TRY(check_index(cat_index, categories, "category"));
+  return copy_indices(categories[static_cast<std::size_t>(cat_index)].*members, len, indices);
+}
+
+}  // namespace
+
+extern "C" {
+
 #pragma weak MPI_T_category_get_cvars = PMPI_T_category_get_cvars
 int PMPI_T_category_get_cvars(int cat_index, int len, int indices[]) {
   ToolCall call("MPI_T_category_get_cvars");
-  return call.finish([&]() -> Rc {
-    FABMPI_TRY(call.require_initialized());
-    const auto& categories = call.registry().categories();
-    FABMPI_TRY(check_index(cat_index, categories, "category"));
-    return copy_indices(categories[static_cast<std::size_t>(cat_index)].cvars, len, indices);
-  }());
+  return call.finish(category_members(call, cat_index, &tool::CategoryInfo::cvars, len, indices));
 }
 
 #pragma weak MPI_T_category_get_pvars = PMPI_T_category_get_pvars
 int PMPI_T_category_get_pvars(int cat_index, int len, int indices[]) {
   ToolCall call("MPI_T_category_get_pvars");
-  return call.finish([&]() -> Rc {
-    FABMPI_TRY(call.require_initialized());
-    const auto& categories = call.registry().categories();
-    FABMPI_TRY(check_index(cat_index, categories, "category"));
-    return copy_indices(categories[static_cast<std::size_t>(cat_index)].pvars, len, indices);
-  }());
+  return call.finish(category_members(call, cat_index, &tool::CategoryInfo::pvars, len, indices));
 }
 
 #pragma weak MPI_T_category_get_categories = PMPI_T_category_get_categories
 int PMPI_T_category_get_categories(int cat_index, int len, int indices[]) {
   ToolCall call("MPI_T_category_get_categories");
-  return call.finish([&]() -> Rc {
-    FABMPI_TRY(call.require_initialized());
-    const auto& categories = call.registry().categories();
-    FABMPI_TRY(check_index(cat_index, categories, "category"));
-    return copy_indices(categories[static_cast<std::size_t>(cat_index)].categories, len, indices);
-  }());
+  return call.finish(category_members(call, cat_index, &tool::CategoryInfo::categories, len, indices));
 }
 
 #pragma weak MPI_T_category_changed = PMPI_T_category_changed
