@@ -7,7 +7,8 @@ SUDO=""
 packages=(build-essential pkg-config meson ninja-build libfabric-dev libfabric-bin libhwloc-dev catch2
           cmake python3 mpich libmpich-dev man-db groff-base procps)
 if [ "${FABMPI_SETUP_TESTS:-0}" = 1 ]; then
-  packages+=(python3-torch libtorch-dev python3-pytest python3-numpy python3-dev python3-setuptools)
+  # pybind11-dev: torch's extension headers include it (libtorch-dev only recommends it)
+  packages+=(python3-torch libtorch-dev pybind11-dev python3-pytest python3-numpy python3-dev python3-setuptools)
 fi
 missing=()
 for p in "${packages[@]}"; do
