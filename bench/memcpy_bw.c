@@ -15,6 +15,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "copy_args.h"
+
 static double now_s(void)
 {
     struct timespec ts;
@@ -38,38 +40,16 @@ static double copy_loop(unsigned char *d, const unsigned char *s, size_t n, long
 
 int main(int argc, char **argv)
 {
-    long sizes[64];
-    int n = 0, i, quick = 0;
-    double target = 0.060;
-    long maxsz = 0;
+    copy_args args;
+    long *sizes = args.sizes, maxsz;
+    int n, i;
+    double target;
     unsigned char *src, *dst;
 
-    for (i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--quick")) {
-            quick = 1;
-        } else if (!strcmp(argv[i], "--target-ms") && i + 1 < argc) {
-            target = atof(argv[++i]) * 1e-3;
-        } else if (!strcmp(argv[i], "--sizes") && i + 1 < argc) {
-            char *tok;
-            for (tok = strtok(argv[++i], ","); tok && n < 64; tok = strtok(NULL, ",")) {
-                char *end;
-                double v = strtod(tok, &end);
-                if (*end == 'k' || *end == 'K') v *= 1024;
-                if (*end == 'm' || *end == 'M') v *= 1024 * 1024;
-                sizes[n++] = (long)v;
-            }
-        } else {
-            fprintf(stderr, "usage: %s [--quick] [--target-ms MS] [--sizes B,B,...]\n", argv[0]);
-            return 1;
-        }
-    }
-    if (quick) target = 0.005;
-    if (n == 0) {
-        long s, hi = quick ? 65536 : 16L * 1024 * 1024;
-        for (s = 4096; s <= hi; s *= 2) sizes[n++] = s;
-    }
-    for (i = 0; i < n; i++)
-        if (sizes[i] > maxsz) maxsz = sizes[i];
+    if (parse_copy_args(argc, argv, &args) != 0) return 1;
+    n = args.n;
+    target = args.target_s;
+    maxsz = args.max_size;
     src = (unsigned char *)malloc((size_t)maxsz);
     dst = (unsigned char *)malloc((size_t)maxsz);
     if (!src || !dst) {

@@ -29,6 +29,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "copy_args.h"
+
 static double now_s(void)
 {
     struct timespec ts;
@@ -93,40 +95,18 @@ static long calibrate(double one, double target)
 
 int main(int argc, char **argv)
 {
-    long sizes[64];
-    int n = 0, i, quick = 0, status = 0, ready_pipe[2], done_pipe[2], cma_ok = 1;
-    double target = 0.060;
-    long maxsz = 0;
+    copy_args args;
+    long *sizes = args.sizes, maxsz;
+    int n, i, status = 0, ready_pipe[2], done_pipe[2], cma_ok = 1;
+    double target;
     unsigned char *priv, *shared, *dst;
     pid_t owner;
     char byte = 0;
 
-    for (i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--quick")) {
-            quick = 1;
-        } else if (!strcmp(argv[i], "--target-ms") && i + 1 < argc) {
-            target = atof(argv[++i]) * 1e-3;
-        } else if (!strcmp(argv[i], "--sizes") && i + 1 < argc) {
-            char *tok;
-            for (tok = strtok(argv[++i], ","); tok && n < 64; tok = strtok(NULL, ",")) {
-                char *end;
-                double v = strtod(tok, &end);
-                if (*end == 'k' || *end == 'K') v *= 1024;
-                if (*end == 'm' || *end == 'M') v *= 1024 * 1024;
-                sizes[n++] = (long)v;
-            }
-        } else {
-            fprintf(stderr, "usage: %s [--quick] [--target-ms MS] [--sizes B,B,...]\n", argv[0]);
-            return 1;
-        }
-    }
-    if (quick) target = 0.005;
-    if (n == 0) {
-        long s, hi = quick ? 65536 : 16L * 1024 * 1024;
-        for (s = 4096; s <= hi; s *= 2) sizes[n++] = s;
-    }
-    for (i = 0; i < n; i++)
-        if (sizes[i] > maxsz) maxsz = sizes[i];
+    if (parse_copy_args(argc, argv, &args) != 0) return 1;
+    n = args.n;
+    target = args.target_s;
+    maxsz = args.max_size;
     if (maxsz <= 0) return 0;
 
     priv = (unsigned char *)malloc((size_t)maxsz);
