@@ -156,7 +156,6 @@ class CreationOp final : public Request, public ProgressSource {
     if (s_.wants_id) {
       if (solo || round_kind_ == ContextIdPool::Round::probe || pool_->has_priority(priority_key_)) {
         reservation_ = pool_->reserve_window(window_, round_kind_);
-        reservation_kind_ = round_kind_;
         holds_reservation_ = true;
         if (solo) reservation_.held_back = false;
       } else {
@@ -269,7 +268,7 @@ class CreationOp final : public Request, public ProgressSource {
         phase_ = Phase::contribute;
         return Rc();
       case AgreementOutcome::Kind::retry:
-        if (rounds_ == 1) {  // the probe found nothing common: a full round, at once
+        if (round_kind_ == ContextIdPool::Round::probe) {  // nothing common in the probe: a full round, at once
           window_ = 0;
           phase_ = Phase::contribute;
           return Rc();
@@ -342,7 +341,7 @@ class CreationOp final : public Request, public ProgressSource {
 
   void release_reservation() {
     if (!holds_reservation_) return;
-    pool_->unreserve(window_, reservation_.mask, reservation_kind_);
+    pool_->unreserve(window_, reservation_.mask, round_kind_);  // held only within its round
     holds_reservation_ = false;
   }
 
@@ -394,7 +393,6 @@ class CreationOp final : public Request, public ProgressSource {
   Phase phase_ = Phase::contribute;
   std::uint32_t window_ = 0;
   ContextIdPool::Contribution reservation_;
-  ContextIdPool::Round reservation_kind_ = ContextIdPool::Round::full;
   bool holds_reservation_ = false;
   ContextIdPool::Round round_kind_ = ContextIdPool::Round::probe;
   int rounds_ = 0;  // settled so far
