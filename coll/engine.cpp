@@ -55,7 +55,7 @@ const std::string& forced_name(const Tunables& t, Collective c) {
 bool same_key(const SelectionKey& a, const SelectionKey& b) {
   return a.collective == b.collective && a.comm_size == b.comm_size && a.bytes == b.bytes &&
          a.commutative == b.commutative && a.builtin_op == b.builtin_op && a.in_place == b.in_place &&
-         a.single_node == b.single_node && a.shm == b.shm;
+         a.single_node == b.single_node && a.shm == b.shm && a.shm_staged == b.shm_staged;
 }
 
 std::string env_name(Collective c) {

@@ -30,6 +30,7 @@ const Algorithm kAlgorithms[] = {
     {C::reduce, "rabenseifner", "reduce-scatter by recursive halving then gather; large vectors", 0,
      make_reduce_rabenseifner},
     {C::reduce, "shm", "contributions in shared memory, the root reduces them in rank order; blocking, within one slot", R::shm, make_reduce_binomial},
+    {C::reduce, "shm_staged", "chunks of the vectors staged in shared memory, each rank reduces a 1/P slice of every chunk, the root copies the slices out; blocking", R::shm_staged, make_reduce_binomial},
 
     {C::allreduce, "recursive_doubling", "full-vector exchanges with rank ^ 2^k; small vectors, any op", 0,
      make_allreduce_recursive_doubling},
@@ -38,11 +39,13 @@ const Algorithm kAlgorithms[] = {
     {C::allreduce, "ring", "ring reduce-scatter then ring allgather; large vectors, bandwidth-optimal", R::commutative,
      make_allreduce_ring},
     {C::allreduce, "shm", "contributions in shared memory, every rank reduces them in rank order; blocking, within one slot", R::shm, make_allreduce_recursive_doubling},
+    {C::allreduce, "shm_staged", "chunks of the vectors staged in shared memory, each rank reduces a 1/P slice of every chunk, every rank copies the slices out; blocking", R::shm_staged, make_allreduce_recursive_doubling},
 
     {C::allgather, "ring", "P-1 steps around a ring; large totals", 0, make_allgather_ring},
     {C::allgather, "recursive_doubling", "log2(P) exchanges of doubling size", R::pow2, make_allgather_recursive_doubling},
     {C::allgather, "bruck", "Bruck's log-step concatenation; small totals, any P", 0, make_allgather_bruck},
     {C::allgather, "shm", "every rank writes its block to shared memory and copies the others'; blocking, block within one slot", R::shm, make_allgather_ring},
+    {C::allgather, "shm_staged", "every rank stages its block in shared memory chunk by chunk, everyone copies each chunk out; blocking", R::shm_staged, make_allgather_ring},
 
     {C::allgatherv, "ring", "P-1 steps around a ring; large totals", 0, make_allgather_ring},
     {C::allgatherv, "recursive_doubling", "log2(P) exchanges of doubling size", R::pow2, make_allgather_recursive_doubling},
@@ -51,6 +54,7 @@ const Algorithm kAlgorithms[] = {
     {C::gather, "binomial", "binomial tree to the root", 0, make_gather_binomial},
     {C::gather, "linear", "every rank sends to the root", 0, make_gather_linear},
     {C::gather, "shm", "blocks in shared memory, the root copies them out; blocking, block within one slot", R::shm, make_gather_binomial},
+    {C::gather, "shm_staged", "blocks staged in shared memory chunk by chunk, the root copies them out; blocking", R::shm_staged, make_gather_binomial},
     {C::gatherv, "linear", "every rank sends to the root", 0, make_gather_linear},
 
     {C::scatter, "binomial", "binomial tree from the root", 0, make_scatter_binomial},
@@ -74,6 +78,7 @@ const Algorithm kAlgorithms[] = {
      make_reduce_scatter_pairwise},
     {C::reduce_scatter_block, "ring", "P-1 steps around a ring", R::commutative, make_reduce_scatter_ring},
     {C::reduce_scatter_block, "shm", "vectors in shared memory, each rank reduces its block in rank order; blocking, vector within one slot", R::shm, make_reduce_scatter_noncommutative},
+    {C::reduce_scatter_block, "shm_staged", "chunks of every block staged in shared memory, each rank reduces its own block's chunks; blocking", R::shm_staged, make_reduce_scatter_noncommutative},
 
     {C::alltoall, "pairwise", "P-1 pairwise exchanges; large blocks", 0, make_alltoall_pairwise},
     {C::alltoall, "bruck", "Bruck's log-step algorithm; small blocks, many ranks", 0, make_alltoall_bruck},
@@ -143,6 +148,7 @@ std::string describe_restrictions(unsigned restrictions) {
   add(restriction::builtin_op, "predefined op");
   add(restriction::no_in_place, "no MPI_IN_PLACE");
   add(restriction::shm, "blocking, one node's native shared memory, data within one slot");
+  add(restriction::shm_staged, "blocking, one node's native shared memory");
   return text;
 }
 

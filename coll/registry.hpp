@@ -32,6 +32,9 @@ inline constexpr unsigned no_in_place = 1u << 3;  // not with MPI_IN_PLACE
 // engine (coll/binding.cpp calls them directly); their registered factory is the collective's default
 // algorithm, which only a call that fails the restriction would reach, and selection never lets it.
 inline constexpr unsigned shm = 1u << 4;
+// The staged shared-memory algorithms (coll/shm_staged.cpp): a blocking call, every member on this
+// node's native shared memory, any size (the data moves through a second region in chunks).
+inline constexpr unsigned shm_staged = 1u << 5;
 }  // namespace restriction
 
 struct Algorithm {

@@ -165,6 +165,7 @@ bool restrictions_hold(const Algorithm& algorithm, const SelectionKey& key, std:
   need(restriction::builtin_op, key.builtin_op, "needs a predefined op");
   need(restriction::no_in_place, !key.in_place, "does not support MPI_IN_PLACE");
   need(restriction::shm, key.shm, "needs a blocking call on one node's native shared memory with each rank's data within FABMPI_SHM_COLL_SLOT");
+  need(restriction::shm_staged, key.shm_staged, "needs a blocking call on one node's native shared memory");
   if (why) *why = missing;
   return missing.empty();
 }

@@ -26,6 +26,9 @@ struct SelectionKey {
   // A blocking call on a communicator whose members all share native shared memory, each rank's data
   // within one slot of the shm collectives (set only by coll/shm_region.cpp's fast path).
   bool shm = false;
+  // A blocking call on a communicator whose members all share native shared memory, any size: the
+  // staged shm algorithms move the data through the region in slot-sized chunks (coll/shm_staged.cpp).
+  bool shm_staged = false;
   bool pow2() const { return comm_size > 0 && (comm_size & (comm_size - 1)) == 0; }
 };
 

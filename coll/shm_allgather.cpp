@@ -12,7 +12,10 @@ Rc shm_allgather(const CommRef& comm, const void* sendbuf, int sendcount, const 
   const auto p = static_cast<std::size_t>(comm->size());
   const std::size_t rn = static_cast<std::size_t>(recvcount);
   const std::size_t block = in_place ? rn * recvtype->size() : static_cast<std::size_t>(sendcount) * sendtype->size();
-  ShmRegion* region = shm_region_for(comm, call_key(Collective::allgather, *comm, block * p, nullptr, in_place), block);
+  ShmRegion* staged = nullptr;
+  ShmRegion* region =
+      shm_region_for(comm, call_key(Collective::allgather, *comm, block * p, nullptr, in_place), block, 1, &staged);
+  if (staged) return shm_staged_allgather(*staged, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, done);
   if (!region) return Rc();
   const std::uint64_t seq = region->begin();
   const int me = region->rank();

@@ -31,7 +31,10 @@ Rc shm_gather(const CommRef& comm, const void* sendbuf, int sendcount, const Dat
   const auto p = static_cast<std::size_t>(comm->size());
   const std::size_t block = is_root ? static_cast<std::size_t>(recvcount) * recvtype->size()
                                     : static_cast<std::size_t>(sendcount) * sendtype->size();
-  ShmRegion* region = shm_region_for(comm, call_key(Collective::gather, *comm, block * p, nullptr, false), block);
+  ShmRegion* staged = nullptr;
+  ShmRegion* region =
+      shm_region_for(comm, call_key(Collective::gather, *comm, block * p, nullptr, false), block, 1, &staged);
+  if (staged) return shm_staged_gather(*staged, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, done);
   if (!region) return Rc();
   const std::uint64_t seq = region->begin();
   if (!is_root) {

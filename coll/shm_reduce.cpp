@@ -11,38 +11,16 @@
 #include <cstring>
 
 namespace fabmpi::coll {
-namespace {
-
-// acc (packed, count elements) = slot[0][..] op ... op slot[P-1][..], each slot read at `offset`;
-// `own` (when set) replaces this rank's slot. acc may alias `own` (reduce in place at the root).
-void shm_fold_rank_order(ShmRegion& region, std::uint64_t seq, std::size_t offset, std::size_t count,
-                         std::size_t elem_size, const Reducer& reducer, const std::byte* own, std::byte* acc) {
-  const int p = region.size();
-  const int me = region.rank();
-  auto input = [&](int r) -> const std::byte* { return own && r == me ? own : region.slot(r, seq) + offset; };
-  if (own && me == p - 1 && own == acc) {
-    // acc already holds the last contribution
-  } else if (own && own == acc) {
-    // acc holds this rank's contribution, which is needed later in the fold: keep a copy
-    std::byte* copy = region.scratch(count * elem_size);
-    std::memcpy(copy, own, count * elem_size);
-    own = copy;
-    std::memcpy(acc, input(p - 1), count * elem_size);
-  } else {
-    std::memcpy(acc, input(p - 1), count * elem_size);
-  }
-  for (int r = p - 2; r >= 0; --r) reducer.reduce(input(r), acc, count);
-}
-
-}  // namespace
-
 Rc shm_reduction(Collective kind, const CommRef& comm, const void* sendbuf, void* recvbuf, int count,
                  const DatatypeRef& type, const OpRef& op, int root, bool* done) {
   const bool in_place = sendbuf == MPI_IN_PLACE;
   const std::size_t n = static_cast<std::size_t>(count);
   const std::size_t bytes = n * type->size();
   const bool key_in_place = in_place && kind != Collective::reduce;  // only the root knows for reduce
-  ShmRegion* region = shm_region_for(comm, call_key(kind, *comm, bytes, op.get(), key_in_place), bytes);
+  ShmRegion* staged = nullptr;
+  ShmRegion* region =
+      shm_region_for(comm, call_key(kind, *comm, bytes, op.get(), key_in_place), bytes, type->size(), &staged);
+  if (staged) return shm_staged_reduction(*staged, kind, sendbuf, recvbuf, count, type, op, root, done);
   if (!region) return Rc();
   const std::uint64_t seq = region->begin();
   const int me = region->rank();
@@ -90,8 +68,10 @@ Rc shm_reduce_scatter_block(const CommRef& comm, const void* sendbuf, void* recv
   const auto p = static_cast<std::size_t>(comm->size());
   const std::size_t n = static_cast<std::size_t>(recvcount);
   const std::size_t block = n * type->size();
-  ShmRegion* region =
-      shm_region_for(comm, call_key(Collective::reduce_scatter_block, *comm, block * p, op.get(), in_place), block * p);
+  ShmRegion* staged = nullptr;
+  ShmRegion* region = shm_region_for(comm, call_key(Collective::reduce_scatter_block, *comm, block * p, op.get(), in_place),
+                                     block * p, p * type->size(), &staged);
+  if (staged) return shm_staged_reduce_scatter_block(*staged, sendbuf, recvbuf, recvcount, type, op, done);
   if (!region) return Rc();
   const std::uint64_t seq = region->begin();
   const int me = region->rank();

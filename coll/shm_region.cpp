@@ -8,6 +8,7 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -26,15 +27,24 @@ struct alignas(kLine) Header {
   std::uint64_t magic;
   std::uint64_t ranks;
   std::uint64_t slot_bytes;
+  std::uint64_t depth;
 };
 
 std::size_t round_up(std::size_t n, std::size_t to) { return (n + to - 1) / to * to; }
 
 std::size_t slot_stride(std::size_t slot_bytes) { return round_up(16 + slot_bytes, kLine); }
 
-std::size_t region_bytes(int ranks, std::size_t slot_bytes) {
+std::size_t region_bytes(int ranks, std::size_t slot_bytes, std::size_t depth) {
   const auto p = static_cast<std::size_t>(ranks);
-  return sizeof(Header) + 2 * p * kLine + ShmRegion::kDepth * p * slot_stride(slot_bytes);
+  return sizeof(Header) + 2 * p * kLine + depth * p * slot_stride(slot_bytes);
+}
+
+// The staging region's slot size: FABMPI_SHM_COLL_STAGE, less on large communicators so that all
+// ranks' slots together stay within kStagedRegionBytes (rounded down to whole cache lines).
+constexpr std::size_t kStagedRegionBytes = std::size_t{16} << 20;
+std::size_t staged_slot_bytes(std::size_t configured, int ranks) {
+  const std::size_t cap = kStagedRegionBytes / (ShmRegion::kStagedDepth * static_cast<std::size_t>(ranks));
+  return std::max(kLine, std::min(configured, cap) / kLine * kLine);
 }
 
 // Unique per job, communicator and creation: a crashed job's name never collides with a live one. It
@@ -51,8 +61,10 @@ std::string region_name(const Comm& comm) {
   return name;
 }
 
-// Creates, sizes and maps the object; empty string on failure (logged).
-void* create_object(const std::string& name, std::size_t bytes) {
+// Creates, sizes and maps the object; null on failure (logged). `reserve`: allocate every page now
+// (posix_fallocate), so that a /dev/shm that fills up later fails this call cleanly instead of killing
+// a rank with SIGBUS when it first touches a page; the staging region's pages all get used.
+void* create_object(const std::string& name, std::size_t bytes, bool reserve) {
   const int fd = shm_open(name.c_str(), O_RDWR | O_CREAT | O_EXCL, 0600);
   if (fd < 0) {
     FABMPI_LOG(info, coll, "shm collectives: shm_open(%s): %s", name.c_str(), strerror(errno));
@@ -65,6 +77,8 @@ void* create_object(const std::string& name, std::size_t bytes) {
                static_cast<unsigned long long>(fs.f_bavail) * fs.f_frsize, bytes);
   } else if (ftruncate(fd, static_cast<off_t>(bytes)) != 0) {
     FABMPI_LOG(info, coll, "shm collectives: sizing %s to %zu bytes: %s", name.c_str(), bytes, strerror(errno));
+  } else if (const int err = reserve ? posix_fallocate(fd, 0, static_cast<off_t>(bytes)) : 0; err != 0) {
+    FABMPI_LOG(info, coll, "shm collectives: reserving %zu bytes for %s: %s", bytes, name.c_str(), strerror(err));
   } else {
     p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   }
@@ -125,27 +139,31 @@ ShmRegion::~ShmRegion() {
   if (base_) munmap(base_, bytes_);
 }
 
-Rc ShmRegion::create(const CommRef& comm, std::size_t slot_bytes, std::unique_ptr<ShmRegion>* out) {
+Rc ShmRegion::create(const CommRef& comm, std::size_t slot_bytes, std::size_t depth,
+                     std::unique_ptr<ShmRegion>* out) {
   out->reset();
   slot_bytes = round_up(std::max<std::size_t>(slot_bytes, kLine), kLine);
   std::unique_ptr<ShmRegion> region(new ShmRegion(comm->runtime(), *comm));
   region->slot_bytes_ = slot_bytes;
   region->slot_stride_ = slot_stride(slot_bytes);
+  region->depth_ = depth;
+  region->slot_used_.assign(depth, 0);
   region->strict_wake_ = comm->runtime().oversubscribed();
-  region->bytes_ = region_bytes(comm->size(), slot_bytes);
+  region->bytes_ = region_bytes(comm->size(), slot_bytes, depth);
   const int tag = static_cast<int>(comm->next_collective_sequence() & 0x3fffffffu);
   const int p = comm->size();
   // 1. Rank 0 creates; the name ("" when it failed) goes to everyone.
   char name[160] = {};
   if (comm->rank() == 0) {
     const std::string n = region_name(*comm);
-    region->base_ = create_object(n, region->bytes_);
+    region->base_ = create_object(n, region->bytes_, depth == kStagedDepth);
     if (region->base_) {
       std::snprintf(name, sizeof name, "%s", n.c_str());
       auto* h = static_cast<Header*>(region->base_);
       h->magic = kMagic;
       h->ranks = static_cast<std::uint64_t>(p);
       h->slot_bytes = slot_bytes;
+      h->depth = depth;
     }
     for (int r = 1; r < p; ++r) FABMPI_TRY(send_bytes(comm, name, sizeof name, r, tag));
   } else {
@@ -153,9 +171,10 @@ Rc ShmRegion::create(const CommRef& comm, std::size_t slot_bytes, std::unique_pt
     if (name[0]) {
       region->base_ = open_object(name, region->bytes_);
       const auto* h = static_cast<const Header*>(region->base_);
-      if (h && (h->magic != kMagic || h->ranks != static_cast<std::uint64_t>(p) || h->slot_bytes != slot_bytes)) {
+      if (h && (h->magic != kMagic || h->ranks != static_cast<std::uint64_t>(p) || h->slot_bytes != slot_bytes ||
+                h->depth != depth)) {
         FABMPI_LOG(warn, coll, "shm collectives: region %s does not match this rank's settings "
-                   "(FABMPI_SHM_COLL_SLOT must be equal on all ranks)", name);
+                   "(FABMPI_SHM_COLL_SLOT and FABMPI_SHM_COLL_STAGE must be equal on all ranks)", name);
         munmap(region->base_, region->bytes_);
         region->base_ = nullptr;
       }
@@ -186,8 +205,8 @@ Rc ShmRegion::create(const CommRef& comm, std::size_t slot_bytes, std::unique_pt
   region->done_ = reinterpret_cast<Line*>(bytes + sizeof(Header));
   region->waiting_for_ = region->done_ + p;
   region->slots_ = reinterpret_cast<std::byte*>(region->waiting_for_ + p);
-  FABMPI_LOG(debug, coll, "shm collectives: communicator %u: %d ranks, %zu-byte slots", comm->context_id(), p,
-             slot_bytes);
+  FABMPI_LOG(debug, coll, "shm collectives: communicator %u: %d ranks, %zu slots of %zu bytes each",
+             comm->context_id(), p, depth, slot_bytes);
   *out = std::move(region);
   return Rc();
 }
@@ -233,8 +252,8 @@ void ShmRegion::wait_until(int writer, Ready ready) {
 }
 
 void ShmRegion::claim_slot(std::uint64_t seq) {
-  const std::uint64_t need = slot_used_[seq % kDepth];
-  slot_used_[seq % kDepth] = seq + 1;
+  const std::uint64_t need = slot_used_[seq % depth_];
+  slot_used_[seq % depth_] = seq + 1;
   if (need == 0) return;
   for (int r = 0; r < size_; ++r) {
     // The last value read is usually enough (a reader's "done" runs up to 32 collectives ahead of what
@@ -310,12 +329,35 @@ void unpack_from(const std::byte* src, void* buf, std::size_t count, const Datat
   else type.unpack(src, bytes, 0, buf, count);
 }
 
-ShmRegion* shm_region_for(const CommRef& comm, SelectionKey key, std::size_t slot_need) {
+void shm_fold_rank_order(ShmRegion& region, std::uint64_t seq, std::size_t offset, std::size_t count,
+                         std::size_t elem_size, const Reducer& reducer, const std::byte* own, std::byte* acc) {
+  const int p = region.size();
+  const int me = region.rank();
+  auto input = [&](int r) -> const std::byte* { return own && r == me ? own : region.slot(r, seq) + offset; };
+  if (own && me == p - 1 && own == acc) {
+    // acc already holds the last contribution
+  } else if (own && own == acc) {
+    // acc holds this rank's contribution, which is needed later in the fold: keep a copy
+    std::byte* copy = region.scratch(count * elem_size);
+    std::memcpy(copy, own, count * elem_size);
+    own = copy;
+    std::memcpy(acc, input(p - 1), count * elem_size);
+  } else {
+    std::memcpy(acc, input(p - 1), count * elem_size);
+  }
+  for (int r = p - 2; r >= 0; --r) reducer.reduce(input(r), acc, count);
+}
+
+ShmRegion* shm_region_for(const CommRef& comm, SelectionKey key, std::size_t slot_need, std::size_t stage_unit,
+                          ShmRegion** staged) {
   Comm& c = *comm;
   if (c.shm_coll == Comm::ShmColl::unavailable) return nullptr;
   Runtime& rt = c.runtime();
   const std::size_t slot_bytes = rt.tunables().shm_coll_slot;
-  if (slot_need > round_up(std::max<std::size_t>(slot_bytes, kLine), kLine)) return nullptr;
+  const std::size_t stage_bytes = staged_slot_bytes(rt.tunables().shm_coll_stage, c.size());
+  key.shm = slot_need <= round_up(std::max<std::size_t>(slot_bytes, kLine), kLine);
+  key.shm_staged = staged && stage_unit <= stage_bytes;
+  if (!key.shm && !key.shm_staged) return nullptr;
   if (c.shm_coll == Comm::ShmColl::unknown) {
     if (!all_native(c)) {
       c.shm_coll = Comm::ShmColl::unavailable;
@@ -323,13 +365,17 @@ ShmRegion* shm_region_for(const CommRef& comm, SelectionKey key, std::size_t slo
     }
     c.shm_coll = Comm::ShmColl::eligible;
   }
-  key.shm = true;
+  if (c.shm_coll == Comm::ShmColl::ready &&
+      static_cast<ShmRegion*>(c.shm_region.get())->staged_state_ == ShmRegion::StagedState::unavailable)
+    key.shm_staged = false;
   key.single_node = true;
   const Algorithm* a = engine_of(rt).choose(key, nullptr);
-  if (!(a->restrictions & restriction::shm)) return nullptr;
+  const bool use_slots = a->restrictions & restriction::shm;
+  const bool use_staged = a->restrictions & restriction::shm_staged;
+  if (!use_slots && !use_staged) return nullptr;
   if (c.shm_coll == Comm::ShmColl::eligible) {
     std::unique_ptr<ShmRegion> region;
-    const Rc rc = ShmRegion::create(comm, slot_bytes, &region);
+    const Rc rc = ShmRegion::create(comm, slot_bytes, ShmRegion::kDepth, &region);
     if (!rc.ok() || !region) {
       c.shm_coll = Comm::ShmColl::unavailable;
       return nullptr;
@@ -337,7 +383,17 @@ ShmRegion* shm_region_for(const CommRef& comm, SelectionKey key, std::size_t slo
     c.shm_region = std::move(region);
     c.shm_coll = Comm::ShmColl::ready;
   }
-  return static_cast<ShmRegion*>(c.shm_region.get());
+  auto* region = static_cast<ShmRegion*>(c.shm_region.get());
+  if (use_slots) return region;
+  // The staging region, created by every member on the same call (selection is the same everywhere).
+  if (region->staged_state_ == ShmRegion::StagedState::unknown) {
+    std::unique_ptr<ShmRegion> stage;
+    const Rc rc = ShmRegion::create(comm, stage_bytes, ShmRegion::kStagedDepth, &stage);
+    region->staged_state_ = rc.ok() && stage ? ShmRegion::StagedState::ready : ShmRegion::StagedState::unavailable;
+    region->staged_ = std::move(stage);
+  }
+  if (region->staged_) *staged = region->staged_.get();
+  return nullptr;
 }
 
 }  // namespace fabmpi::coll

@@ -3,10 +3,10 @@
 // selects an algorithm named `shm` (coll/shm_*.cpp) and freed with the communicator.
 //
 // Layout (every part cache-line aligned):
-//   header                          magic, ranks, slot bytes (checked by every rank when it maps)
+//   header                          magic, ranks, slot bytes, depth (checked by every rank when it maps)
 //   done[P]     one line each       "rank r has finished reading every slot of collective #s": s + 1
 //   waiting[P]  one line each       "rank r waits for rank w's flag or done line (and may sleep)": w + 1
-//   slot[P][32] 16 + slot_bytes     rank r's slot k for collectives #s with s % 32 == k: a flag word "rank r has
+//   slot[P][D]  16 + slot_bytes     rank r's slot k for collectives #s with s % D == k: a flag word "rank r has
 //               each, line-aligned  written this slot for / arrived at collective #s" (s + 1), then the
 //                                   data from byte 16, so up to 48 bytes travel in the flag's cache line
 // Each rank writes only its own lines and slots. 32 slots per rank let a rank run up to 31
@@ -20,6 +20,11 @@
 // pt2pt engine's tags); it is the same on every rank because MPI orders the collectives of a
 // communicator. Waiting keeps the runtime's progress going and follows its idle policy; a rank that
 // sleeps on its shm doorbell is woken by whoever publishes the flag it waits for.
+//
+// A communicator has up to two regions: the slot region above (D = 32, FABMPI_SHM_COLL_SLOT bytes per
+// slot) for calls whose data fits one slot, and, created on the first call that selects a `shm_staged`
+// algorithm, a staging region (D = 4, FABMPI_SHM_COLL_STAGE bytes per slot) through which larger data
+// moves chunk by chunk, each chunk one or two sequence numbers of that region (coll/shm_staged.cpp).
 #pragma once
 
 #include <atomic>
@@ -35,7 +40,8 @@ namespace fabmpi::coll {
 
 class ShmRegion final : public CommExtension {
  public:
-  static constexpr std::size_t kDepth = 32;  // slots per rank: how far a rank may run ahead
+  static constexpr std::size_t kDepth = 32;         // slots per rank: how far a rank may run ahead
+  static constexpr std::size_t kStagedDepth = 4;    // the staging region's: two chunks of two steps
   ~ShmRegion() override;
   ShmRegion(const ShmRegion&) = delete;
   ShmRegion& operator=(const ShmRegion&) = delete;
@@ -43,7 +49,7 @@ class ShmRegion final : public CommExtension {
   // Collective over `comm`: rank 0 creates the object and sends its name over the collective channel,
   // everyone maps it, rank 0 gathers the outcome, unlinks the name and sends the verdict. Sets *out to
   // null (on every rank alike) when any rank failed.
-  static Rc create(const CommRef& comm, std::size_t slot_bytes, std::unique_ptr<ShmRegion>* out);
+  static Rc create(const CommRef& comm, std::size_t slot_bytes, std::size_t depth, std::unique_ptr<ShmRegion>* out);
 
   int rank() const noexcept { return me_; }
   int size() const noexcept { return size_; }
@@ -64,13 +70,16 @@ class ShmRegion final : public CommExtension {
   // Per-call scratch (packed staging), kept between calls: no allocation once warm.
   std::byte* scratch(std::size_t bytes);
 
+  // The staging region of the same communicator (null until created, or when it could not be).
+  ShmRegion* staged() const noexcept { return staged_.get(); }
+
  private:
   struct alignas(64) Line {
     std::atomic<std::uint64_t> value;
   };
   static constexpr std::size_t kSlotData = 16;  // the flag word, padded so the data is 16-byte aligned
   std::byte* slot_base(int rank, std::uint64_t seq) const noexcept {
-    return slots_ + (static_cast<std::size_t>(rank) * kDepth + seq % kDepth) * slot_stride_;
+    return slots_ + (static_cast<std::size_t>(rank) * depth_ + seq % depth_) * slot_stride_;
   }
   std::atomic<std::uint64_t>& flag(int rank, std::uint64_t seq) const noexcept {
     return *reinterpret_cast<std::atomic<std::uint64_t>*>(slot_base(rank, seq));
@@ -93,18 +102,49 @@ class ShmRegion final : public CommExtension {
   Line* waiting_for_ = nullptr;  // per rank: 1 + the rank it waits for (and may sleep on), 0: none
   std::byte* slots_ = nullptr;
   std::uint64_t seq_ = 0;
-  std::uint64_t slot_used_[kDepth] = {};  // per slot: 1 + the last collective that wrote our slot, 0: never
+  std::size_t depth_ = kDepth;
+  std::vector<std::uint64_t> slot_used_;  // per slot: 1 + the last collective that wrote our slot, 0: never
   std::vector<std::uint64_t> seen_done_;  // per rank: the last value read from its `done` line
   std::vector<int> peer_world_;           // the members' world ranks (to wake them)
   std::vector<std::byte> scratch_;
   std::string comm_text_;  // the communicator, as hang reports name it
+  // The staging region (in the slot region's object, so the communicator holds one extension).
+  enum class StagedState { unknown, ready, unavailable };
+  StagedState staged_state_ = StagedState::unknown;
+  std::unique_ptr<ShmRegion> staged_;
+  friend ShmRegion* shm_region_for(const CommRef&, SelectionKey, std::size_t, std::size_t, ShmRegion**);
 };
 
 // The region for this blocking call when selection picks the collective's `shm` algorithm for it and the
 // communicator can have one (created here on first use); null otherwise: the caller then takes the
 // engine's path. `key` is filled by the caller except `shm` and `single_node`; `slot_need` is the most
 // bytes one rank writes into its slot. The same on every rank (everything it looks at is).
-ShmRegion* shm_region_for(const CommRef& comm, SelectionKey key, std::size_t slot_need);
+//
+// With `staged` set, the call may also take the collective's `shm_staged` algorithm (the caller has one):
+// when selection picks that, *staged is the communicator's staging region (created here on first use)
+// and the result is null. `stage_unit` is the fewest bytes one chunk slot must hold (one element of a
+// reduction, P of them for reduce_scatter_block); a smaller FABMPI_SHM_COLL_STAGE leaves the call to the
+// engine.
+ShmRegion* shm_region_for(const CommRef& comm, SelectionKey key, std::size_t slot_need, std::size_t stage_unit = 0,
+                          ShmRegion** staged = nullptr);
+
+// acc (packed, count elements) = slot[0][..] op ... op slot[P-1][..] of `region`'s collective `seq`,
+// each slot read at `offset`: MPI's canonical order (acc = s[P-1]; acc = s[i] op acc for i = P-2 .. 0),
+// right for non-commutative and user-defined ops. `own` (when set) replaces this rank's slot; acc may
+// alias `own` (reduce in place at the root).
+void shm_fold_rank_order(ShmRegion& region, std::uint64_t seq, std::size_t offset, std::size_t count,
+                         std::size_t elem_size, const Reducer& reducer, const std::byte* own, std::byte* acc);
+
+// The staged algorithms (coll/shm_staged.cpp), on the staging region shm_region_for handed out; arguments
+// as in shm_collectives.hpp. Each sets *done.
+Rc shm_staged_reduction(ShmRegion& stage, Collective kind, const void* sendbuf, void* recvbuf, int count,
+                        const DatatypeRef& type, const OpRef& op, int root, bool* done);
+Rc shm_staged_reduce_scatter_block(ShmRegion& stage, const void* sendbuf, void* recvbuf, int recvcount,
+                                   const DatatypeRef& type, const OpRef& op, bool* done);
+Rc shm_staged_allgather(ShmRegion& stage, const void* sendbuf, int sendcount, const DatatypeRef& sendtype,
+                        void* recvbuf, int recvcount, const DatatypeRef& recvtype, bool* done);
+Rc shm_staged_gather(ShmRegion& stage, const void* sendbuf, int sendcount, const DatatypeRef& sendtype, void* recvbuf,
+                     int recvcount, const DatatypeRef& recvtype, int root, bool* done);
 
 // Copies `count` elements of `type` at `buf` to / from packed bytes.
 void pack_to(std::byte* dst, const void* buf, std::size_t count, const Datatype& type);

@@ -1,0 +1,193 @@
+// The staged shared-memory collectives (`shm_staged`): data larger than a slot of the shm algorithms
+// moves through the communicator's staging region (coll/shm_region.hpp: 4 slots of
+// FABMPI_SHM_COLL_STAGE bytes per rank) one chunk at a time, each chunk one or two sequence numbers of
+// that region. Every copy is a plain memcpy out of shared memory, and the work of a reduction is split
+// evenly: each rank folds a 1/P slice of every chunk. Why (docs/performance.md, twelfth session): the
+// point-to-point trees leave the reductions to a few ranks (binomial reduce at np=4: ranks 0 and 2 copy
+// and fold everything while 1 and 3 wait), and when ranks outnumber cores the scheduler decides whether
+// those few share a core: per-call times then alternate between two levels, 1.5x apart.
+//
+//   reduce, allreduce (two steps per chunk):
+//     A: every rank packs its chunk into its slot      -> rank r folds slice r of all P slots (rank order)
+//     B: rank r publishes its folded slice in its slot -> the root (reduce) / everyone (allreduce) copies
+//        the P slices out
+//   reduce_scatter_block (one step per chunk): a chunk is the same element range of each of the P blocks;
+//     rank r folds block r's part of all P slots straight into its receive buffer.
+//   allgather (one step per chunk): every rank packs a chunk of its block, everyone copies all chunks out.
+//   gather (one step per chunk): the same, only the root copies out.
+// A rank may run two chunks ahead (4 slots: claim_slot waits until everyone is done with the slot's
+// previous use), so ranks that arrive at different times overlap their copies.
+#include "coll/shm_collectives.hpp"
+#include "coll/shm_region.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+namespace fabmpi::coll {
+namespace {
+
+// `bytes` bytes of the packed stream of `count` elements of `type` at `buf`, from stream offset
+// `offset`, to / from `dst` / `src`.
+void pack_range(std::byte* dst, const void* buf, std::size_t count, const Datatype& type, std::size_t offset,
+                std::size_t bytes) {
+  if (bytes == 0) return;
+  if (type.is_contiguous()) std::memcpy(dst, static_cast<const std::byte*>(buf) + type.true_lb() + offset, bytes);
+  else type.pack(buf, count, offset, dst, bytes);
+}
+void unpack_range(const std::byte* src, void* buf, std::size_t count, const Datatype& type, std::size_t offset,
+                  std::size_t bytes) {
+  if (bytes == 0) return;
+  if (type.is_contiguous()) std::memcpy(static_cast<std::byte*>(buf) + type.true_lb() + offset, src, bytes);
+  else type.unpack(src, bytes, offset, buf, count);
+}
+
+// Rank r's slice of a chunk of `count` elements: [lo, hi).
+std::size_t slice_start(std::size_t count, int r, int p) {
+  return count * static_cast<std::size_t>(r) / static_cast<std::size_t>(p);
+}
+
+}  // namespace
+
+Rc shm_staged_reduction(ShmRegion& stage, Collective kind, const void* sendbuf, void* recvbuf, int count,
+                        const DatatypeRef& type, const OpRef& op, int root, bool* done) {
+  *done = true;
+  const std::size_t n = static_cast<std::size_t>(count);
+  const std::size_t elem = type->size();
+  if (n == 0 || elem == 0) return Rc();
+  const int me = stage.rank();
+  const int p = stage.size();
+  const bool gets_result = kind == Collective::allreduce || me == root;
+  const void* source = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+  const OpReducer reducer(*op, *type);
+  const std::size_t per_chunk = stage.slot_bytes() / elem;
+  for (std::size_t first = 0; first < n; first += per_chunk) {
+    const std::size_t c = std::min(per_chunk, n - first);
+    // A: contributions in.
+    const std::uint64_t a = stage.begin();
+    stage.claim_slot(a);
+    pack_range(stage.slot(me, a), source, n, *type, first * elem, c * elem);
+    stage.publish(a);
+    stage.wait_all_arrived(a);
+    // B: this rank's slice, folded in rank order, out through its slot.
+    const std::uint64_t b = stage.begin();
+    const std::size_t lo = slice_start(c, me, p), hi = slice_start(c, me + 1, p);
+    stage.claim_slot(b);
+    if (hi > lo) shm_fold_rank_order(stage, a, lo * elem, hi - lo, elem, reducer, nullptr, stage.slot(me, b));
+    stage.finish(a);
+    stage.publish(b);
+    if (gets_result) {
+      for (int k = 0; k < p; ++k) {  // from our own slice on: not every rank reads rank 0's first
+        const int r = (me + k) % p;
+        const std::size_t rlo = slice_start(c, r, p), rhi = slice_start(c, r + 1, p);
+        if (r != me) stage.wait_arrived(r, b);
+        unpack_range(stage.slot(r, b), recvbuf, n, *type, (first + rlo) * elem, (rhi - rlo) * elem);
+      }
+    }
+    stage.finish(b);
+  }
+  return Rc();
+}
+
+Rc shm_staged_reduce_scatter_block(ShmRegion& stage, const void* sendbuf, void* recvbuf, int recvcount,
+                                   const DatatypeRef& type, const OpRef& op, bool* done) {
+  *done = true;
+  const std::size_t n = static_cast<std::size_t>(recvcount);
+  const std::size_t elem = type->size();
+  if (n == 0 || elem == 0) return Rc();
+  const int me = stage.rank();
+  const auto p = static_cast<std::size_t>(stage.size());
+  // In place, the vector is in recvbuf and the result goes to its first block: chunk k of the result
+  // overwrites chunk k of block 0, which was staged in the same step before.
+  const void* source = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+  const OpReducer reducer(*op, *type);
+  const std::size_t per_chunk = stage.slot_bytes() / (p * elem);
+  std::byte* folded = type->is_contiguous() ? nullptr : stage.scratch(std::min(per_chunk, n) * elem);
+  for (std::size_t first = 0; first < n; first += per_chunk) {
+    const std::size_t c = std::min(per_chunk, n - first);
+    const std::uint64_t a = stage.begin();
+    stage.claim_slot(a);
+    for (std::size_t block = 0; block < p; ++block)
+      pack_range(stage.slot(me, a) + block * c * elem, source, n * p, *type, (block * n + first) * elem, c * elem);
+    stage.publish(a);
+    stage.wait_all_arrived(a);
+    std::byte* acc = folded ? folded
+                            : static_cast<std::byte*>(recvbuf) + type->true_lb() + static_cast<MPI_Aint>(first * elem);
+    shm_fold_rank_order(stage, a, static_cast<std::size_t>(me) * c * elem, c, elem, reducer, nullptr, acc);
+    if (folded) unpack_range(folded, recvbuf, n, *type, first * elem, c * elem);
+    stage.finish(a);
+  }
+  return Rc();
+}
+
+Rc shm_staged_allgather(ShmRegion& stage, const void* sendbuf, int sendcount, const DatatypeRef& sendtype,
+                        void* recvbuf, int recvcount, const DatatypeRef& recvtype, bool* done) {
+  *done = true;
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  const int me = stage.rank();
+  const int p = stage.size();
+  const std::size_t rn = static_cast<std::size_t>(recvcount);
+  const std::size_t block = rn * recvtype->size();
+  const MPI_Aint stride = static_cast<MPI_Aint>(rn) * recvtype->extent();
+  auto* out = static_cast<std::byte*>(recvbuf);
+  const void* source = in_place ? static_cast<const void*>(out + me * stride) : sendbuf;
+  const std::size_t source_count = in_place ? rn : static_cast<std::size_t>(sendcount);
+  const Datatype& source_type = in_place ? *recvtype : *sendtype;
+  const std::size_t per_chunk = stage.slot_bytes();
+  for (std::size_t first = 0; first < block; first += per_chunk) {
+    const std::size_t c = std::min(per_chunk, block - first);
+    const std::uint64_t a = stage.begin();
+    stage.claim_slot(a);
+    pack_range(stage.slot(me, a), source, source_count, source_type, first, c);
+    stage.publish(a);
+    if (!in_place) unpack_range(stage.slot(me, a), out + me * stride, rn, *recvtype, first, c);
+    for (int k = 1; k < p; ++k) {
+      const int r = (me + k) % p;
+      stage.wait_arrived(r, a);
+      unpack_range(stage.slot(r, a), out + r * stride, rn, *recvtype, first, c);
+    }
+    stage.finish(a);
+  }
+  return Rc();
+}
+
+Rc shm_staged_gather(ShmRegion& stage, const void* sendbuf, int sendcount, const DatatypeRef& sendtype, void* recvbuf,
+                     int recvcount, const DatatypeRef& recvtype, int root, bool* done) {
+  *done = true;
+  const int me = stage.rank();
+  const int p = stage.size();
+  const bool is_root = me == root;
+  const std::size_t block = is_root ? static_cast<std::size_t>(recvcount) * recvtype->size()
+                                    : static_cast<std::size_t>(sendcount) * sendtype->size();
+  const std::size_t rn = static_cast<std::size_t>(recvcount);
+  const MPI_Aint stride = is_root ? static_cast<MPI_Aint>(rn) * recvtype->extent() : 0;
+  auto* out = static_cast<std::byte*>(recvbuf);
+  const std::size_t per_chunk = stage.slot_bytes();
+  for (std::size_t first = 0; first < block; first += per_chunk) {
+    const std::size_t c = std::min(per_chunk, block - first);
+    const std::uint64_t a = stage.begin();
+    if (!is_root) {
+      stage.claim_slot(a);
+      pack_range(stage.slot(me, a), sendbuf, static_cast<std::size_t>(sendcount), *sendtype, first, c);
+      stage.publish(a);
+    } else {
+      if (sendbuf != MPI_IN_PLACE) {  // the root's own block: straight across, or through scratch
+        const std::byte* piece = static_cast<const std::byte*>(sendbuf) + sendtype->true_lb() + first;
+        if (!sendtype->is_contiguous()) {
+          std::byte* staged = stage.scratch(c);
+          pack_range(staged, sendbuf, static_cast<std::size_t>(sendcount), *sendtype, first, c);
+          piece = staged;
+        }
+        unpack_range(piece, out + root * stride, rn, *recvtype, first, c);
+      }
+      for (int k = 1; k < p; ++k) {
+        const int r = (root + k) % p;
+        stage.wait_arrived(r, a);
+        unpack_range(stage.slot(r, a), out + r * stride, rn, *recvtype, first, c);
+      }
+    }
+    stage.finish(a);
+  }
+  return Rc();
+}
+
+}  // namespace fabmpi::coll
