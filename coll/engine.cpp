@@ -121,6 +121,9 @@ Rc Engine::create(Runtime& runtime, std::unique_ptr<Engine>* out) {
   } else if (!SelectionTable::parse(kBuiltinSelectionTable, "built-in table", &engine->table_, &error)) {
     return fail(MPI_ERR_INTERN, "%s", error.c_str());
   }
+  const std::string& writes = t.shm_coll_stage_writes;
+  if (writes != "auto" && writes != "plain" && writes != "non_temporal")
+    return fail(MPI_ERR_OTHER, "FABMPI_SHM_COLL_STAGE_WRITES=%s: expected auto, plain or non_temporal", writes.c_str());
   for (int i = 0; i < kCollectiveCount; ++i) {
     const auto c = static_cast<Collective>(i);
     const std::string& name = forced_name(t, c);

@@ -390,6 +390,12 @@ ShmRegion* shm_region_for(const CommRef& comm, SelectionKey key, std::size_t slo
     std::unique_ptr<ShmRegion> stage;
     const Rc rc = ShmRegion::create(comm, stage_bytes, ShmRegion::kStagedDepth, &stage);
     region->staged_state_ = rc.ok() && stage ? ShmRegion::StagedState::ready : ShmRegion::StagedState::unavailable;
+    if (stage) {
+      const std::string& writes = rt.tunables().shm_coll_stage_writes;  // checked by coll::Engine::create
+      using Policy = ShmRegion::Writes::Policy;
+      stage->writes.policy = writes == "plain" ? Policy::plain
+                             : writes == "non_temporal" ? Policy::non_temporal : Policy::automatic;
+    }
     region->staged_ = std::move(stage);
   }
   if (region->staged_) *staged = region->staged_.get();

@@ -73,6 +73,17 @@ class ShmRegion final : public CommExtension {
   // The staging region of the same communicator (null until created, or when it could not be).
   ShmRegion* staged() const noexcept { return staged_.get(); }
 
+  // How this rank writes the data other ranks read out of a staging region (coll/shm_staged.cpp):
+  // plain stores, or non-temporal ones while plain stores are measured slow.
+  struct Writes {
+    enum class Policy { automatic, plain, non_temporal };
+    Policy policy = Policy::automatic;  // FABMPI_SHM_COLL_STAGE_WRITES
+    bool non_temporal = false;          // automatic: the current choice
+    double plain_rate = 0;              // automatic: moving average of timed plain writes, bytes/ns
+    unsigned chunks_since_check = 0;
+  };
+  Writes writes;
+
  private:
   struct alignas(64) Line {
     std::atomic<std::uint64_t> value;

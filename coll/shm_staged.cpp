@@ -17,14 +17,94 @@
 //   gather (one step per chunk): the same, only the root copies out.
 // A rank may run two chunks ahead (4 slots: claim_slot waits until everyone is done with the slot's
 // previous use), so ranks that arrive at different times overlap their copies.
+//
+// Writing into a slot means writing lines the other ranks have read (their previous chunk from it), and
+// each store must first take its line back from their caches. On the development VM that costs little
+// while the vCPUs sit close (cache-line probe ~60 ns: plain stores 10-30 GB/s) and dominates when they
+// are far apart (~250 ns: 2-7 GB/s, every staged collective 3-5x slower). Non-temporal stores skip the
+// fetch (np=2 allgather 1 MiB far: 578 -> 177 us) but send the data through memory, which costs 2x when
+// the vCPUs are close. So each rank times its plain writes of a chunk (from 64 KiB: smaller copies
+// time too noisily) and switches to non-temporal stores while their moving average runs below 6 GB/s
+// (measured: 10-30 GB/s close, 2-7 far), going back to a plain write every 64th chunk to see whether
+// the machine has changed. The choice is local to a rank
+// and changes only how the bytes get there.
 #include "coll/shm_collectives.hpp"
 #include "coll/shm_region.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace fabmpi::coll {
 namespace {
+
+constexpr std::size_t kTimedWriteBytes = 64 * 1024;
+constexpr double kSlowWriteBytesPerNs = 6.0;  // 6 GB/s, against the moving average below
+constexpr double kRateWeight = 0.25;          // weight of the newest sample in that average
+constexpr unsigned kRecheckEvery = 64;
+
+// memcpy with non-temporal stores (no read of the destination lines from whichever cache holds them),
+// fenced so that a flag published next is seen after the data.
+void copy_non_temporal(std::byte* dst, const std::byte* src, std::size_t n) {
+#if defined(__SSE2__)
+  std::size_t head = (16 - (reinterpret_cast<std::uintptr_t>(dst) & 15)) & 15;
+  head = std::min(head, n);
+  std::memcpy(dst, src, head);
+  std::size_t i = head;
+  for (; i + 64 <= n; i += 64) {
+    const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i));
+    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i + 16));
+    const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i + 32));
+    const __m128i d = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i + 48));
+    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i), a);
+    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i + 16), b);
+    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i + 32), c);
+    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i + 48), d);
+  }
+  _mm_sfence();
+  std::memcpy(dst + i, src + i, n - i);
+#else
+  std::memcpy(dst, src, n);
+#endif
+}
+
+// Writes `bytes` of packed data into this rank's slot `dst` by the rank's current policy (see above).
+// `fill(to)` produces the bytes at `to`; it is called once, unless the bytes lie contiguous at `source`
+// (not null), which non-temporal stores then read directly. Only copies (`is_copy`) are timed: a
+// reduction's output rate says nothing about the stores.
+template <class Fill>
+void write_slot(ShmRegion& stage, std::byte* dst, std::size_t bytes, const std::byte* source, bool is_copy, Fill fill) {
+  ShmRegion::Writes& w = stage.writes;
+  using Policy = ShmRegion::Writes::Policy;
+  const bool timed = is_copy && w.policy == Policy::automatic && bytes >= kTimedWriteBytes;
+  bool non_temporal = w.policy == Policy::non_temporal || (w.policy == Policy::automatic && w.non_temporal);
+  if (non_temporal && timed && ++w.chunks_since_check >= kRecheckEvery) {
+    w.chunks_since_check = 0;
+    non_temporal = false;  // a plain write, timed below: has the machine changed?
+  }
+  if (non_temporal) {
+    if (!source) {
+      std::byte* staged = stage.scratch(bytes);
+      fill(staged);
+      source = staged;
+    }
+    copy_non_temporal(dst, source, bytes);
+    return;
+  }
+  if (!timed) {
+    fill(dst);
+    return;
+  }
+  const auto start = std::chrono::steady_clock::now();
+  fill(dst);
+  const double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count();
+  const double rate = static_cast<double>(bytes) / std::max(ns, 1.0);
+  w.plain_rate = w.plain_rate > 0 ? (1 - kRateWeight) * w.plain_rate + kRateWeight * rate : rate;
+  w.non_temporal = w.plain_rate < kSlowWriteBytesPerNs;
+}
 
 // `bytes` bytes of the packed stream of `count` elements of `type` at `buf`, from stream offset
 // `offset`, to / from `dst` / `src`.
@@ -39,6 +119,12 @@ void unpack_range(const std::byte* src, void* buf, std::size_t count, const Data
   if (bytes == 0) return;
   if (type.is_contiguous()) std::memcpy(static_cast<std::byte*>(buf) + type.true_lb() + offset, src, bytes);
   else type.unpack(src, bytes, offset, buf, count);
+}
+
+// Where bytes [offset, offset + ...) of the packed stream of `type` at `buf` lie, when they lie
+// contiguous in memory; null otherwise.
+const std::byte* contiguous_at(const void* buf, const Datatype& type, std::size_t offset) {
+  return type.is_contiguous() ? static_cast<const std::byte*>(buf) + type.true_lb() + offset : nullptr;
 }
 
 // Rank r's slice of a chunk of `count` elements: [lo, hi).
@@ -65,14 +151,18 @@ Rc shm_staged_reduction(ShmRegion& stage, Collective kind, const void* sendbuf, 
     // A: contributions in.
     const std::uint64_t a = stage.begin();
     stage.claim_slot(a);
-    pack_range(stage.slot(me, a), source, n, *type, first * elem, c * elem);
+    write_slot(stage, stage.slot(me, a), c * elem, contiguous_at(source, *type, first * elem), true,
+               [&](std::byte* to) { pack_range(to, source, n, *type, first * elem, c * elem); });
     stage.publish(a);
     stage.wait_all_arrived(a);
     // B: this rank's slice, folded in rank order, out through its slot.
     const std::uint64_t b = stage.begin();
     const std::size_t lo = slice_start(c, me, p), hi = slice_start(c, me + 1, p);
     stage.claim_slot(b);
-    if (hi > lo) shm_fold_rank_order(stage, a, lo * elem, hi - lo, elem, reducer, nullptr, stage.slot(me, b));
+    if (hi > lo)
+      write_slot(stage, stage.slot(me, b), (hi - lo) * elem, nullptr, false, [&](std::byte* to) {
+        shm_fold_rank_order(stage, a, lo * elem, hi - lo, elem, reducer, nullptr, to);
+      });
     stage.finish(a);
     stage.publish(b);
     if (gets_result) {
@@ -101,15 +191,18 @@ Rc shm_staged_reduce_scatter_block(ShmRegion& stage, const void* sendbuf, void* 
   const void* source = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
   const OpReducer reducer(*op, *type);
   const std::size_t per_chunk = stage.slot_bytes() / (p * elem);
-  std::byte* folded = type->is_contiguous() ? nullptr : stage.scratch(std::min(per_chunk, n) * elem);
   for (std::size_t first = 0; first < n; first += per_chunk) {
     const std::size_t c = std::min(per_chunk, n - first);
     const std::uint64_t a = stage.begin();
     stage.claim_slot(a);
-    for (std::size_t block = 0; block < p; ++block)
-      pack_range(stage.slot(me, a) + block * c * elem, source, n * p, *type, (block * n + first) * elem, c * elem);
+    write_slot(stage, stage.slot(me, a), p * c * elem, nullptr, true, [&](std::byte* to) {
+      for (std::size_t block = 0; block < p; ++block)
+        pack_range(to + block * c * elem, source, n * p, *type, (block * n + first) * elem, c * elem);
+    });
     stage.publish(a);
     stage.wait_all_arrived(a);
+    // Scratch only now: write_slot may have used (and grown) it.
+    std::byte* folded = type->is_contiguous() ? nullptr : stage.scratch(c * elem);
     std::byte* acc = folded ? folded
                             : static_cast<std::byte*>(recvbuf) + type->true_lb() + static_cast<MPI_Aint>(first * elem);
     shm_fold_rank_order(stage, a, static_cast<std::size_t>(me) * c * elem, c, elem, reducer, nullptr, acc);
@@ -137,7 +230,8 @@ Rc shm_staged_allgather(ShmRegion& stage, const void* sendbuf, int sendcount, co
     const std::size_t c = std::min(per_chunk, block - first);
     const std::uint64_t a = stage.begin();
     stage.claim_slot(a);
-    pack_range(stage.slot(me, a), source, source_count, source_type, first, c);
+    write_slot(stage, stage.slot(me, a), c, contiguous_at(source, source_type, first), true,
+               [&](std::byte* to) { pack_range(to, source, source_count, source_type, first, c); });
     stage.publish(a);
     if (!in_place) unpack_range(stage.slot(me, a), out + me * stride, rn, *recvtype, first, c);
     for (int k = 1; k < p; ++k) {
@@ -167,7 +261,9 @@ Rc shm_staged_gather(ShmRegion& stage, const void* sendbuf, int sendcount, const
     const std::uint64_t a = stage.begin();
     if (!is_root) {
       stage.claim_slot(a);
-      pack_range(stage.slot(me, a), sendbuf, static_cast<std::size_t>(sendcount), *sendtype, first, c);
+      write_slot(stage, stage.slot(me, a), c, contiguous_at(sendbuf, *sendtype, first), true, [&](std::byte* to) {
+        pack_range(to, sendbuf, static_cast<std::size_t>(sendcount), *sendtype, first, c);
+      });
       stage.publish(a);
     } else {
       if (sendbuf != MPI_IN_PLACE) {  // the root's own block: straight across, or through scratch
