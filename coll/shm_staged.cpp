@@ -127,6 +127,19 @@ const std::byte* contiguous_at(const void* buf, const Datatype& type, std::size_
   return type.is_contiguous() ? static_cast<const std::byte*>(buf) + type.true_lb() + offset : nullptr;
 }
 
+// Copies bytes [first, first + c) of every other rank's block, as it appears in that rank's slot of
+// step `a`, into block r of `out` (`rn` elements of `recvtype` each, `stride` bytes apart). Starts
+// after rank `from`, so that not every reader pulls the same slot first.
+void copy_out_others(ShmRegion& stage, std::uint64_t a, int from, std::byte* out, MPI_Aint stride, std::size_t rn,
+                     const Datatype& recvtype, std::size_t first, std::size_t c) {
+  const int p = stage.size();
+  for (int k = 1; k < p; ++k) {
+    const int r = (from + k) % p;
+    stage.wait_arrived(r, a);
+    unpack_range(stage.slot(r, a), out + r * stride, rn, recvtype, first, c);
+  }
+}
+
 // Rank r's slice of a chunk of `count` elements: [lo, hi).
 std::size_t slice_start(std::size_t count, int r, int p) {
   return count * static_cast<std::size_t>(r) / static_cast<std::size_t>(p);
@@ -217,7 +230,6 @@ Rc shm_staged_allgather(ShmRegion& stage, const void* sendbuf, int sendcount, co
   *done = true;
   const bool in_place = sendbuf == MPI_IN_PLACE;
   const int me = stage.rank();
-  const int p = stage.size();
   const std::size_t rn = static_cast<std::size_t>(recvcount);
   const std::size_t block = rn * recvtype->size();
   const MPI_Aint stride = static_cast<MPI_Aint>(rn) * recvtype->extent();
@@ -234,11 +246,7 @@ Rc shm_staged_allgather(ShmRegion& stage, const void* sendbuf, int sendcount, co
                [&](std::byte* to) { pack_range(to, source, source_count, source_type, first, c); });
     stage.publish(a);
     if (!in_place) unpack_range(stage.slot(me, a), out + me * stride, rn, *recvtype, first, c);
-    for (int k = 1; k < p; ++k) {
-      const int r = (me + k) % p;
-      stage.wait_arrived(r, a);
-      unpack_range(stage.slot(r, a), out + r * stride, rn, *recvtype, first, c);
-    }
+    copy_out_others(stage, a, me, out, stride, rn, *recvtype, first, c);
     stage.finish(a);
   }
   return Rc();
@@ -248,7 +256,6 @@ Rc shm_staged_gather(ShmRegion& stage, const void* sendbuf, int sendcount, const
                      int recvcount, const DatatypeRef& recvtype, int root, bool* done) {
   *done = true;
   const int me = stage.rank();
-  const int p = stage.size();
   const bool is_root = me == root;
   const std::size_t block = is_root ? static_cast<std::size_t>(recvcount) * recvtype->size()
                                     : static_cast<std::size_t>(sendcount) * sendtype->size();
@@ -275,11 +282,7 @@ Rc shm_staged_gather(ShmRegion& stage, const void* sendbuf, int sendcount, const
         }
         unpack_range(piece, out + root * stride, rn, *recvtype, first, c);
       }
-      for (int k = 1; k < p; ++k) {
-        const int r = (root + k) % p;
-        stage.wait_arrived(r, a);
-        unpack_range(stage.slot(r, a), out + r * stride, rn, *recvtype, first, c);
-      }
+      copy_out_others(stage, a, root, out, stride, rn, *recvtype, first, c);
     }
     stage.finish(a);
   }
