@@ -58,6 +58,7 @@ bool predicate_bit(std::string_view name, unsigned* bit) {
   else if (name == "in_place") *bit = predicate::in_place;
   else if (name == "single_node") *bit = predicate::single_node;
   else if (name == "shm") *bit = predicate::shm;
+  else if (name == "shm_staged") *bit = predicate::shm_staged;
   else return false;
   return true;
 }
@@ -70,6 +71,7 @@ unsigned key_predicates(const SelectionKey& key) {
   if (key.in_place) bits |= predicate::in_place;
   if (key.single_node) bits |= predicate::single_node;
   if (key.shm) bits |= predicate::shm;
+  if (key.shm_staged) bits |= predicate::shm_staged;
   return bits;
 }
 
@@ -121,7 +123,7 @@ bool SelectionTable::parse(std::string_view text, const std::string& source, Sel
         unsigned bit = 0;
         if (!predicate_bit(p, &bit))
           return bad("unknown predicate '" + std::string(p) +
-                     "' (valid: pow2, commutative, builtin_op, in_place, single_node, shm, each optionally with !)");
+                     "' (valid: pow2, commutative, builtin_op, in_place, single_node, shm, shm_staged, each optionally with !)");
         (negate ? rule.forbid : rule.require) |= bit;
       }
     }

@@ -39,6 +39,7 @@ inline constexpr unsigned builtin_op = 1u << 2;
 inline constexpr unsigned in_place = 1u << 3;
 inline constexpr unsigned single_node = 1u << 4;
 inline constexpr unsigned shm = 1u << 5;
+inline constexpr unsigned shm_staged = 1u << 6;
 }  // namespace predicate
 
 struct Rule {

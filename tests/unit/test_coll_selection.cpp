@@ -139,6 +139,22 @@ TEST_CASE("selection: the built-in table's thresholds", "[coll][selection]") {
   CHECK(select_algorithm(t, key(Collective::alltoall, 4, 64), nullptr).params.window == 8);
 }
 
+TEST_CASE("selection: the staged shm rules apply to eligible blocking calls and warn nobody else", "[coll][selection]") {
+  const SelectionTable t = parse_ok(kBuiltinSelectionTable);
+  for (Collective c : {Collective::reduce, Collective::allreduce, Collective::allgather, Collective::gather,
+                       Collective::reduce_scatter_block}) {
+    SelectionKey blocking = key(c, 4, 8 << 20);
+    blocking.shm_staged = true;
+    const Decision staged = select_algorithm(t, blocking, nullptr);
+    CHECK(std::string(staged.algorithm->name) == "shm_staged");
+    CHECK(staged.warnings.empty());
+    // A nonblocking call (or one across nodes) never has shm_staged set: the rules pass it by silently.
+    const Decision other = select_algorithm(t, key(c, 4, 8 << 20), nullptr);
+    CHECK(std::string(other.algorithm->name) != "shm_staged");
+    CHECK(other.warnings.empty());
+  }
+}
+
 TEST_CASE("selection: forced algorithms, restriction fallbacks and the default", "[coll][selection]") {
   const SelectionTable t = parse_ok(
       "allgather * * pow2 recursive_doubling\n"
