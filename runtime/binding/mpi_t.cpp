@@ -117,6 +117,15 @@ Rc to_pvar_handle(ToolCall& call, const tool::PvarSession& session, MPI_T_pvar_h
   return Rc();
 }
 
+// What every call on one pvar handle of a session checks first: MPI_T initialized, the session, the
+// handle (MPI_T_PVAR_ALL_HANDLES with `all_allowed`: *handle_out = null).
+Rc pvar_target(ToolCall& call, MPI_T_pvar_session session, MPI_T_pvar_handle handle, bool all_allowed,
+               tool::PvarSession** session_out, tool::PvarHandle** handle_out) {
+  FABMPI_TRY(call.require_initialized());
+  FABMPI_TRY(to_session(call, session, session_out));
+  return to_pvar_handle(call, **session_out, handle, all_allowed, handle_out);
+}
+
 Rc copy_indices(const std::vector<int>& list, int len, int indices[]) {
   if (len < 0) return fail(MPI_ERR_ARG, "negative length %d", len);
   if (len > 0) FABMPI_TRY(check_out_ptr(indices, "indices"));
@@ -408,11 +417,9 @@ int PMPI_T_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_handle* handl
 int PMPI_T_pvar_start(MPI_T_pvar_session session, MPI_T_pvar_handle handle) {
   ToolCall call("MPI_T_pvar_start");
   return call.finish([&]() -> Rc {
-    FABMPI_TRY(call.require_initialized());
     tool::PvarSession* s = nullptr;
-    FABMPI_TRY(to_session(call, session, &s));
     tool::PvarHandle* h = nullptr;
-    FABMPI_TRY(to_pvar_handle(call, *s, handle, true, &h));
+    FABMPI_TRY(pvar_target(call, session, handle, true, &s, &h));
     return call.registry().pvar_start(*s, h, call.runtime());
   }());
 }
@@ -421,11 +428,9 @@ int PMPI_T_pvar_start(MPI_T_pvar_session session, MPI_T_pvar_handle handle) {
 int PMPI_T_pvar_stop(MPI_T_pvar_session session, MPI_T_pvar_handle handle) {
   ToolCall call("MPI_T_pvar_stop");
   return call.finish([&]() -> Rc {
-    FABMPI_TRY(call.require_initialized());
     tool::PvarSession* s = nullptr;
-    FABMPI_TRY(to_session(call, session, &s));
     tool::PvarHandle* h = nullptr;
-    FABMPI_TRY(to_pvar_handle(call, *s, handle, true, &h));
+    FABMPI_TRY(pvar_target(call, session, handle, true, &s, &h));
     return call.registry().pvar_stop(*s, h, call.runtime());
   }());
 }
@@ -434,11 +439,9 @@ int PMPI_T_pvar_stop(MPI_T_pvar_session session, MPI_T_pvar_handle handle) {
 int PMPI_T_pvar_reset(MPI_T_pvar_session session, MPI_T_pvar_handle handle) {
   ToolCall call("MPI_T_pvar_reset");
   return call.finish([&]() -> Rc {
-    FABMPI_TRY(call.require_initialized());
     tool::PvarSession* s = nullptr;
-    FABMPI_TRY(to_session(call, session, &s));
     tool::PvarHandle* h = nullptr;
-    FABMPI_TRY(to_pvar_handle(call, *s, handle, true, &h));
+    FABMPI_TRY(pvar_target(call, session, handle, true, &s, &h));
     return call.registry().pvar_reset(*s, h, call.runtime());
   }());
 }
@@ -447,11 +450,9 @@ int PMPI_T_pvar_reset(MPI_T_pvar_session session, MPI_T_pvar_handle handle) {
 int PMPI_T_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void* buf) {
   ToolCall call("MPI_T_pvar_read");
   return call.finish([&]() -> Rc {
-    FABMPI_TRY(call.require_initialized());
     tool::PvarSession* s = nullptr;
-    FABMPI_TRY(to_session(call, session, &s));
     tool::PvarHandle* h = nullptr;
-    FABMPI_TRY(to_pvar_handle(call, *s, handle, false, &h));
+    FABMPI_TRY(pvar_target(call, session, handle, false, &s, &h));
     FABMPI_TRY(check_out_ptr(buf, "buf"));
     return call.registry().pvar_read(*h, call.runtime(), buf);
   }());
@@ -461,11 +462,9 @@ int PMPI_T_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void*
 int PMPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void* buf) {
   ToolCall call("MPI_T_pvar_write");
   return call.finish([&]() -> Rc {
-    FABMPI_TRY(call.require_initialized());
     tool::PvarSession* s = nullptr;
-    FABMPI_TRY(to_session(call, session, &s));
     tool::PvarHandle* h = nullptr;
-    FABMPI_TRY(to_pvar_handle(call, *s, handle, false, &h));
+    FABMPI_TRY(pvar_target(call, session, handle, false, &s, &h));
     FABMPI_TRY(check_out_ptr(buf, "buf"));
     return call.registry().pvar_write(*h, call.runtime(), buf);
   }());
@@ -475,11 +474,9 @@ int PMPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, cons
 int PMPI_T_pvar_readreset(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void* buf) {
   ToolCall call("MPI_T_pvar_readreset");
   return call.finish([&]() -> Rc {
-    FABMPI_TRY(call.require_initialized());
     tool::PvarSession* s = nullptr;
-    FABMPI_TRY(to_session(call, session, &s));
     tool::PvarHandle* h = nullptr;
-    FABMPI_TRY(to_pvar_handle(call, *s, handle, false, &h));
+    FABMPI_TRY(pvar_target(call, session, handle, false, &s, &h));
     FABMPI_TRY(check_out_ptr(buf, "buf"));
     return call.registry().pvar_readreset(*h, call.runtime(), buf);
   }());
