@@ -354,7 +354,8 @@ ShmRegion* shm_region_for(const CommRef& comm, SelectionKey key, std::size_t slo
   if (c.shm_coll == Comm::ShmColl::unavailable) return nullptr;
   Runtime& rt = c.runtime();
   const std::size_t slot_bytes = rt.tunables().shm_coll_slot;
-  const std::size_t stage_bytes = staged_slot_bytes(rt.tunables().shm_coll_stage, c.size());
+  // Only calls that could take a staged algorithm look at the staging region's slot size.
+  const std::size_t stage_bytes = staged ? staged_slot_bytes(rt.tunables().shm_coll_stage, c.size()) : 0;
   key.shm = slot_need <= round_up(std::max<std::size_t>(slot_bytes, kLine), kLine);
   key.shm_staged = staged && stage_unit <= stage_bytes;
   if (!key.shm && !key.shm_staged) return nullptr;
@@ -365,7 +366,7 @@ ShmRegion* shm_region_for(const CommRef& comm, SelectionKey key, std::size_t slo
     }
     c.shm_coll = Comm::ShmColl::eligible;
   }
-  if (c.shm_coll == Comm::ShmColl::ready &&
+  if (key.shm_staged && c.shm_coll == Comm::ShmColl::ready &&
       static_cast<ShmRegion*>(c.shm_region.get())->staged_state_ == ShmRegion::StagedState::unavailable)
     key.shm_staged = false;
   key.single_node = true;
