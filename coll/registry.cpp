@@ -25,6 +25,7 @@ const Algorithm kAlgorithms[] = {
      make_bcast_scatter_ring_allgather},
     {C::bcast, "pipelined_chain", "chain from the root, pipelined in chunks (param chunk)", 0, make_bcast_pipelined_chain},
     {C::bcast, "shm", "the root writes its slot, the others copy out; blocking, bytes within one slot", R::shm, make_bcast_binomial},
+    {C::bcast, "shm_staged", "the root stages the data in shared memory chunk by chunk, the others copy each chunk out; blocking", R::shm_staged, make_bcast_binomial},
 
     {C::reduce, "binomial", "binomial tree to the root (rank-ordered tree for non-commutative ops; param segment)", 0, make_reduce_binomial},
     {C::reduce, "rabenseifner", "reduce-scatter by recursive halving then gather; large vectors", 0,
@@ -85,6 +86,7 @@ const Algorithm kAlgorithms[] = {
     {C::alltoall, "scattered", "nonblocking exchanges, a window of peers at a time (param window)", 0,
      make_alltoall_scattered},
     {C::alltoall, "shm", "every rank writes its blocks to shared memory, each copies its own out; blocking, all blocks within one slot", R::shm, make_alltoall_pairwise},
+    {C::alltoall, "shm_staged", "every rank stages chunks of its P blocks in shared memory, each copies its own pieces out; blocking", R::shm_staged, make_alltoall_pairwise},
     {C::alltoallv, "pairwise", "P-1 pairwise exchanges", 0, make_alltoall_pairwise},
     {C::alltoallv, "scattered", "nonblocking exchanges, a window of peers at a time (param window)", 0,
      make_alltoall_scattered},

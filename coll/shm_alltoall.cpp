@@ -16,7 +16,10 @@ Rc shm_alltoall(const CommRef& comm, const void* sendbuf, int sendcount, const D
   const std::size_t sn = in_place ? rn : static_cast<std::size_t>(sendcount);
   const Datatype& st = in_place ? *recvtype : *sendtype;
   const std::size_t block = sn * st.size();
-  ShmRegion* region = shm_region_for(comm, call_key(Collective::alltoall, *comm, block, nullptr, in_place), block * p);
+  ShmRegion* staged = nullptr;
+  ShmRegion* region =
+      shm_region_for(comm, call_key(Collective::alltoall, *comm, block, nullptr, in_place), block * p, p, &staged);
+  if (staged) return shm_staged_alltoall(*staged, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, done);
   if (!region) return Rc();
   const std::uint64_t seq = region->begin();
   const int me = region->rank();

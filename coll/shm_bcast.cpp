@@ -10,7 +10,9 @@ namespace fabmpi::coll {
 Rc shm_bcast(const CommRef& comm, void* buf, int count, const DatatypeRef& type, int root, bool* done) {
   const std::size_t n = static_cast<std::size_t>(count);
   const std::size_t bytes = n * type->size();
-  ShmRegion* region = shm_region_for(comm, call_key(Collective::bcast, *comm, bytes, nullptr, false), bytes);
+  ShmRegion* staged = nullptr;
+  ShmRegion* region = shm_region_for(comm, call_key(Collective::bcast, *comm, bytes, nullptr, false), bytes, 1, &staged);
+  if (staged) return shm_staged_bcast(*staged, buf, count, type, root, done);
   if (!region) return Rc();
   const std::uint64_t seq = region->begin();
   if (region->rank() == root) {

@@ -156,6 +156,9 @@ Rc shm_staged_allgather(ShmRegion& stage, const void* sendbuf, int sendcount, co
                         void* recvbuf, int recvcount, const DatatypeRef& recvtype, bool* done);
 Rc shm_staged_gather(ShmRegion& stage, const void* sendbuf, int sendcount, const DatatypeRef& sendtype, void* recvbuf,
                      int recvcount, const DatatypeRef& recvtype, int root, bool* done);
+Rc shm_staged_bcast(ShmRegion& stage, void* buf, int count, const DatatypeRef& type, int root, bool* done);
+Rc shm_staged_alltoall(ShmRegion& stage, const void* sendbuf, int sendcount, const DatatypeRef& sendtype,
+                       void* recvbuf, int recvcount, const DatatypeRef& recvtype, bool* done);
 
 // Copies `count` elements of `type` at `buf` to / from packed bytes.
 void pack_to(std::byte* dst, const void* buf, std::size_t count, const Datatype& type);

@@ -15,6 +15,9 @@
 //     rank r folds block r's part of all P slots straight into its receive buffer.
 //   allgather (one step per chunk): every rank packs a chunk of its block, everyone copies all chunks out.
 //   gather (one step per chunk): the same, only the root copies out.
+//   bcast (one step per chunk): the root packs a chunk into its slot, every other rank copies it out.
+//   alltoall (one step per chunk): a slot holds P pieces, piece j a chunk of the block for rank j; rank r
+//     copies piece r out of every other rank's slot.
 // A rank may run two chunks ahead (4 slots: claim_slot waits until everyone is done with the slot's
 // previous use), so ranks that arrive at different times overlap their copies.
 //
@@ -283,6 +286,80 @@ Rc shm_staged_gather(ShmRegion& stage, const void* sendbuf, int sendcount, const
         unpack_range(piece, out + root * stride, rn, *recvtype, first, c);
       }
       copy_out_others(stage, a, root, out, stride, rn, *recvtype, first, c);
+    }
+    stage.finish(a);
+  }
+  return Rc();
+}
+
+Rc shm_staged_bcast(ShmRegion& stage, void* buf, int count, const DatatypeRef& type, int root, bool* done) {
+  *done = true;
+  const std::size_t n = static_cast<std::size_t>(count);
+  const std::size_t bytes = n * type->size();
+  const bool is_root = stage.rank() == root;
+  const std::size_t per_chunk = stage.slot_bytes();
+  for (std::size_t first = 0; first < bytes; first += per_chunk) {
+    const std::size_t c = std::min(per_chunk, bytes - first);
+    const std::uint64_t a = stage.begin();
+    if (is_root) {
+      stage.claim_slot(a);
+      write_slot(stage, stage.slot(root, a), c, contiguous_at(buf, *type, first), true,
+                 [&](std::byte* to) { pack_range(to, buf, n, *type, first, c); });
+      stage.publish(a);
+    } else {
+      stage.wait_arrived(root, a);
+      unpack_range(stage.slot(root, a), buf, n, *type, first, c);
+    }
+    stage.finish(a);
+  }
+  return Rc();
+}
+
+Rc shm_staged_alltoall(ShmRegion& stage, const void* sendbuf, int sendcount, const DatatypeRef& sendtype,
+                       void* recvbuf, int recvcount, const DatatypeRef& recvtype, bool* done) {
+  *done = true;
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  const int me = stage.rank();
+  const int p = stage.size();
+  const std::size_t rn = static_cast<std::size_t>(recvcount);
+  const std::size_t sn = in_place ? rn : static_cast<std::size_t>(sendcount);
+  const Datatype& st = in_place ? *recvtype : *sendtype;
+  const std::size_t block = sn * st.size();
+  const MPI_Aint sstride = static_cast<MPI_Aint>(sn) * st.extent();
+  const MPI_Aint rstride = static_cast<MPI_Aint>(rn) * recvtype->extent();
+  const auto* in = static_cast<const std::byte*>(in_place ? recvbuf : sendbuf);
+  auto* out = static_cast<std::byte*>(recvbuf);
+  // Pieces start on cache lines where the slot allows (shm_region_for made sure it holds P bytes).
+  std::size_t piece = stage.slot_bytes() / static_cast<std::size_t>(p);
+  if (piece >= 64) piece -= piece % 64;
+  for (std::size_t first = 0; first < block; first += piece) {
+    const std::size_t c = std::min(piece, block - first);
+    const std::uint64_t a = stage.begin();
+    stage.claim_slot(a);
+    std::byte* mine = stage.slot(me, a);
+    for (int k = 1; k < p; ++k) {  // from the next rank on, the order the others read in
+      const int j = (me + k) % p;
+      const std::byte* from = in + j * sstride;
+      write_slot(stage, mine + static_cast<std::size_t>(j) * piece, c, contiguous_at(from, st, first), true,
+                 [&](std::byte* to) { pack_range(to, from, sn, st, first, c); });
+    }
+    stage.publish(a);
+    // This rank's own block, straight across (in place it is already where it belongs). Every piece of
+    // this chunk is in the slot before any part of the receive buffer is written, so in place is safe.
+    if (!in_place) {
+      const std::byte* from = in + me * sstride;
+      const std::byte* piece_at = contiguous_at(from, st, first);
+      if (!piece_at) {
+        std::byte* packed = stage.scratch(c);
+        pack_range(packed, from, sn, st, first, c);
+        piece_at = packed;
+      }
+      unpack_range(piece_at, out + me * rstride, rn, *recvtype, first, c);
+    }
+    for (int k = 1; k < p; ++k) {  // starts after this rank: not every reader pulls the same slot first
+      const int r = (me + p - k) % p;
+      stage.wait_arrived(r, a);
+      unpack_range(stage.slot(r, a) + static_cast<std::size_t>(me) * piece, out + r * rstride, rn, *recvtype, first, c);
     }
     stage.finish(a);
   }

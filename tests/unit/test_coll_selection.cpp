@@ -141,8 +141,8 @@ TEST_CASE("selection: the built-in table's thresholds", "[coll][selection]") {
 
 TEST_CASE("selection: the staged shm rules apply to eligible blocking calls and warn nobody else", "[coll][selection]") {
   const SelectionTable t = parse_ok(kBuiltinSelectionTable);
-  for (Collective c : {Collective::reduce, Collective::allreduce, Collective::allgather, Collective::gather,
-                       Collective::reduce_scatter_block}) {
+  for (Collective c : {Collective::bcast, Collective::reduce, Collective::allreduce, Collective::allgather,
+                       Collective::gather, Collective::reduce_scatter_block, Collective::alltoall}) {
     SelectionKey blocking = key(c, 4, 8 << 20);
     blocking.shm_staged = true;
     const Decision staged = select_algorithm(t, blocking, nullptr);
