@@ -143,13 +143,14 @@ TEST_CASE("selection: the staged shm rules apply to eligible blocking calls and 
   const SelectionTable t = parse_ok(kBuiltinSelectionTable);
   for (Collective c : {Collective::bcast, Collective::reduce, Collective::allreduce, Collective::allgather,
                        Collective::gather, Collective::reduce_scatter_block, Collective::alltoall}) {
-    SelectionKey blocking = key(c, 4, 8 << 20);
+    const std::size_t bytes = c == Collective::alltoall ? 8 << 10 : 8 << 20;  // staged alltoall: 4K-8K blocks
+    SelectionKey blocking = key(c, 4, bytes);
     blocking.shm_staged = true;
     const Decision staged = select_algorithm(t, blocking, nullptr);
     CHECK(std::string(staged.algorithm->name) == "shm_staged");
     CHECK(staged.warnings.empty());
     // A nonblocking call (or one across nodes) never has shm_staged set: the rules pass it by silently.
-    const Decision other = select_algorithm(t, key(c, 4, 8 << 20), nullptr);
+    const Decision other = select_algorithm(t, key(c, 4, bytes), nullptr);
     CHECK(std::string(other.algorithm->name) != "shm_staged");
     CHECK(other.warnings.empty());
   }
