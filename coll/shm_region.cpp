@@ -136,6 +136,10 @@ ShmRegion::ShmRegion(Runtime& runtime, const Comm& comm) : runtime_(runtime), me
 }
 
 ShmRegion::~ShmRegion() {
+  if (depth_ == kStagedDepth && (writes.plain_chunks || writes.non_temporal_chunks))
+    FABMPI_LOG(debug, coll, "shm staging region: %llu plain / %llu non-temporal slot writes, timed plain writes %.1f GB/s",
+               static_cast<unsigned long long>(writes.plain_chunks),
+               static_cast<unsigned long long>(writes.non_temporal_chunks), writes.plain_rate);
   if (base_) munmap(base_, bytes_);
 }
 

@@ -81,6 +81,7 @@ class ShmRegion final : public CommExtension {
     bool non_temporal = false;          // automatic: the current choice
     double plain_rate = 0;              // automatic: moving average of timed plain writes, bytes/ns
     unsigned chunks_since_check = 0;
+    std::uint64_t plain_chunks = 0, non_temporal_chunks = 0;  // slot writes so far (a debug line at the end)
   };
   Writes writes;
 

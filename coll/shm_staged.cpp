@@ -88,6 +88,7 @@ void write_slot(ShmRegion& stage, std::byte* dst, std::size_t bytes, const std::
     w.chunks_since_check = 0;
     non_temporal = false;  // a plain write, timed below: has the machine changed?
   }
+  ++(non_temporal ? w.non_temporal_chunks : w.plain_chunks);
   if (non_temporal) {
     if (!source) {
       std::byte* staged = stage.scratch(bytes);
