@@ -176,14 +176,26 @@ Rc shm_staged_reduction(ShmRegion& stage, Collective kind, const void* sendbuf, 
     const std::uint64_t b = stage.begin();
     const std::size_t lo = slice_start(c, me, p), hi = slice_start(c, me + 1, p);
     stage.claim_slot(b);
-    if (hi > lo)
+    // A rank that gets the result and whose buffer is contiguous folds its slice straight into it and,
+    // for allreduce, copies it from there into its slot (reading it back out of the slot, which the
+    // others are reading too, was slower: see allgather); the root of a reduce publishes nothing.
+    std::byte* direct = gets_result && type->is_contiguous()
+                            ? static_cast<std::byte*>(recvbuf) + type->true_lb() + static_cast<MPI_Aint>((first + lo) * elem)
+                            : nullptr;
+    if (hi > lo && direct) {
+      shm_fold_rank_order(stage, a, lo * elem, hi - lo, elem, reducer, nullptr, direct);
+      if (kind == Collective::allreduce)
+        write_slot(stage, stage.slot(me, b), (hi - lo) * elem, direct, true,
+                   [&](std::byte* to) { std::memcpy(to, direct, (hi - lo) * elem); });
+    } else if (hi > lo) {
       write_slot(stage, stage.slot(me, b), (hi - lo) * elem, nullptr, false, [&](std::byte* to) {
         shm_fold_rank_order(stage, a, lo * elem, hi - lo, elem, reducer, nullptr, to);
       });
+    }
     stage.finish(a);
     stage.publish(b);
     if (gets_result) {
-      for (int k = 0; k < p; ++k) {  // from our own slice on: not every rank reads rank 0's first
+      for (int k = direct ? 1 : 0; k < p; ++k) {  // from our own slice on: not every rank reads rank 0's first
         const int r = (me + k) % p;
         const std::size_t rlo = slice_start(c, r, p), rhi = slice_start(c, r + 1, p);
         if (r != me) stage.wait_arrived(r, b);
@@ -249,7 +261,10 @@ Rc shm_staged_allgather(ShmRegion& stage, const void* sendbuf, int sendcount, co
     write_slot(stage, stage.slot(me, a), c, contiguous_at(source, source_type, first), true,
                [&](std::byte* to) { pack_range(to, source, source_count, source_type, first, c); });
     stage.publish(a);
-    if (!in_place) unpack_range(stage.slot(me, a), out + me * stride, rn, *recvtype, first, c);
+    if (!in_place) {  // variant C: own first from the send buffer
+      const std::byte* own = contiguous_at(source, source_type, first);
+      unpack_range(own ? own : stage.slot(me, a), out + me * stride, rn, *recvtype, first, c);
+    }
     copy_out_others(stage, a, me, out, stride, rn, *recvtype, first, c);
     stage.finish(a);
   }
