@@ -235,8 +235,9 @@ void test_rooted(const Algorithm& a, bool rdv, bool scatter, bool v) {
           }
           Buffer expected_big = big;
           if (!scatter)
-            for (int r = 0; r < p; ++r) std::memcpy(expected_big.data() + off[r], small[r].data(), len[r]);
-          if (in_place && !scatter) std::memcpy(big.data() + off[root], small[root].data(), len[root]);
+            for (int r = 0; r < p; ++r)
+              if (len[r] > 0) std::memcpy(expected_big.data() + off[r], small[r].data(), len[r]);
+          if (in_place && !scatter && len[root] > 0) std::memcpy(big.data() + off[root], small[root].data(), len[root]);
           RUN_OK(p, rdv, 5, [&](const Context& c) {
             CollArgs args;
             args.root = root;
