@@ -63,12 +63,17 @@ class ShmRegion final : public CommExtension {
   // This rank has written its slot for / arrived at `seq` (wakes sleeping ranks).
   void publish(std::uint64_t seq);
   void wait_arrived(int rank, std::uint64_t seq);
+  // Whether `rank` has published its slot for `seq` (no waiting).
+  bool arrived(int rank, std::uint64_t seq) const noexcept {
+    return flag(rank, seq).load(std::memory_order_acquire) > seq;
+  }
   void wait_all_arrived(std::uint64_t seq);
   // This rank has read everything it reads in `seq`.
   void finish(std::uint64_t seq);
 
   // Per-call scratch (packed staging), kept between calls: no allocation once warm.
   std::byte* scratch(std::size_t bytes);
+  std::vector<int>& rank_list() noexcept { return rank_list_; }  // the same, for lists of ranks
 
   // The staging region of the same communicator (null until created, or when it could not be).
   ShmRegion* staged() const noexcept { return staged_.get(); }
@@ -119,6 +124,7 @@ class ShmRegion final : public CommExtension {
   std::vector<std::uint64_t> seen_done_;  // per rank: the last value read from its `done` line
   std::vector<int> peer_world_;           // the members' world ranks (to wake them)
   std::vector<std::byte> scratch_;
+  std::vector<int> rank_list_;
   std::string comm_text_;  // the communicator, as hang reports name it
   // The staging region (in the slot region's object, so the communicator holds one extension).
   enum class StagedState { unknown, ready, unavailable };

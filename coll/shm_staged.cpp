@@ -131,17 +131,37 @@ const std::byte* contiguous_at(const void* buf, const Datatype& type, std::size_
   return type.is_contiguous() ? static_cast<const std::byte*>(buf) + type.true_lb() + offset : nullptr;
 }
 
+// Runs copy(r) for every rank r but `skip` (-1: none) once r has published its slot for `a`, in the
+// order they arrive, scanning from the rank after `from` (so that not every reader pulls the same slot
+// first). Waits only when none of the remaining ones has arrived. Why not in rank order: with ranks
+// outnumbering cores the next rank in order may be the one descheduled on this rank's core while the
+// others' chunks are ready (np=4 on 2 cores, 8 rounds: allgather 64K 38.5 -> 35.4 us, 1M 1226 -> 990;
+// alltoall 8K 12.0 -> 10.3, 64K 42.4 -> 36.2). Not for the slices of a reduction, which every rank
+// reads from every slot: taken as they arrive, all ranks pull the first finished slice at once
+// (allreduce 1M 303 -> 353 us), so those keep the staggered rank order.
+template <class Copy>
+void each_arrived(ShmRegion& stage, std::uint64_t a, int from, int skip, Copy copy) {
+  const int p = stage.size();
+  std::vector<int>& pending = stage.rank_list();
+  pending.clear();
+  for (int k = 1; k <= p; ++k)
+    if (const int r = (from + k) % p; r != skip) pending.push_back(r);
+  while (!pending.empty()) {
+    std::size_t kept = 0;
+    for (const int r : pending) {
+      if (stage.arrived(r, a)) copy(r);
+      else pending[kept++] = r;
+    }
+    if (kept == pending.size()) stage.wait_arrived(pending.front(), a);  // copied on the next pass
+    pending.resize(kept);
+  }
+}
+
 // Copies bytes [first, first + c) of every other rank's block, as it appears in that rank's slot of
-// step `a`, into block r of `out` (`rn` elements of `recvtype` each, `stride` bytes apart). Starts
-// after rank `from`, so that not every reader pulls the same slot first.
+// step `a`, into block r of `out` (`rn` elements of `recvtype` each, `stride` bytes apart).
 void copy_out_others(ShmRegion& stage, std::uint64_t a, int from, std::byte* out, MPI_Aint stride, std::size_t rn,
                      const Datatype& recvtype, std::size_t first, std::size_t c) {
-  const int p = stage.size();
-  for (int k = 1; k < p; ++k) {
-    const int r = (from + k) % p;
-    stage.wait_arrived(r, a);
-    unpack_range(stage.slot(r, a), out + r * stride, rn, recvtype, first, c);
-  }
+  each_arrived(stage, a, from, from, [&](int r) { unpack_range(stage.slot(r, a), out + r * stride, rn, recvtype, first, c); });
 }
 
 // Rank r's slice of a chunk of `count` elements: [lo, hi).
@@ -372,11 +392,9 @@ Rc shm_staged_alltoall(ShmRegion& stage, const void* sendbuf, int sendcount, con
       }
       unpack_range(piece_at, out + me * rstride, rn, *recvtype, first, c);
     }
-    for (int k = 1; k < p; ++k) {  // starts after this rank: not every reader pulls the same slot first
-      const int r = (me + p - k) % p;
-      stage.wait_arrived(r, a);
+    each_arrived(stage, a, me, me, [&](int r) {
       unpack_range(stage.slot(r, a) + static_cast<std::size_t>(me) * piece, out + r * rstride, rn, *recvtype, first, c);
-    }
+    });
     stage.finish(a);
   }
   return Rc();
