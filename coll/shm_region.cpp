@@ -61,6 +61,12 @@ std::string region_name(const Comm& comm) {
   return name;
 }
 
+// A staging region (whose pages are reserved at once, see below) takes at most a quarter of what
+// /dev/shm has free, so that the collectives of many communicators do not squeeze out the other users
+// of a small /dev/shm (Docker's default is 64 MiB; the node's pt2pt segment of a later job, torch's
+// DataLoader workers): past that a communicator keeps its pt2pt algorithms.
+constexpr std::size_t kStagingShareOfFree = 4;
+
 // Creates, sizes and maps the object; null on failure (logged). `reserve`: allocate every page now
 // (posix_fallocate), so that a /dev/shm that fills up later fails this call cleanly instead of killing
 // a rank with SIGBUS when it first touches a page; the staging region's pages all get used.
@@ -72,9 +78,11 @@ void* create_object(const std::string& name, std::size_t bytes, bool reserve) {
   }
   void* p = MAP_FAILED;
   struct statvfs fs{};
-  if (fstatvfs(fd, &fs) == 0 && static_cast<unsigned long long>(fs.f_bavail) * fs.f_frsize < bytes) {
-    FABMPI_LOG(info, coll, "shm collectives: /dev/shm has %llu bytes free, the region needs %zu",
-               static_cast<unsigned long long>(fs.f_bavail) * fs.f_frsize, bytes);
+  const std::size_t wanted_free = reserve ? kStagingShareOfFree * bytes : bytes;
+  if (fstatvfs(fd, &fs) == 0 && static_cast<unsigned long long>(fs.f_bavail) * fs.f_frsize < wanted_free) {
+    FABMPI_LOG(info, coll, "shm collectives: /dev/shm has %llu bytes free, the region needs %zu%s",
+               static_cast<unsigned long long>(fs.f_bavail) * fs.f_frsize, bytes,
+               reserve ? " (a staging region takes at most a quarter of the free space)" : "");
   } else if (ftruncate(fd, static_cast<off_t>(bytes)) != 0) {
     FABMPI_LOG(info, coll, "shm collectives: sizing %s to %zu bytes: %s", name.c_str(), bytes, strerror(errno));
   } else if (const int err = reserve ? posix_fallocate(fd, 0, static_cast<off_t>(bytes)) : 0; err != 0) {
@@ -201,8 +209,9 @@ Rc ShmRegion::create(const CommRef& comm, std::size_t slot_bytes, std::size_t de
   }
   if (!ok) {
     if (comm->rank() == 0)
-      FABMPI_LOG(info, coll, "shm collectives: no shared-memory region for communicator %u (%d ranks); "
-                 "its collectives use the point-to-point algorithms", comm->context_id(), p);
+      FABMPI_LOG(info, coll, "shm collectives: no %s for communicator %u (%d ranks); its %scollectives use the "
+                 "point-to-point algorithms", depth == kStagedDepth ? "staging region" : "shared-memory region",
+                 comm->context_id(), p, depth == kStagedDepth ? "large " : "");
     return Rc();
   }
   auto* bytes = static_cast<std::byte*>(region->base_);
