@@ -131,6 +131,21 @@ const std::byte* contiguous_at(const void* buf, const Datatype& type, std::size_
   return type.is_contiguous() ? static_cast<const std::byte*>(buf) + type.true_lb() + offset : nullptr;
 }
 
+// Bytes [first, first + c) of this rank's own block, from the packed stream of (`buf`, `count`, `type`)
+// to the same range of (`out`, `rn`, `recvtype`): straight across when the source is contiguous, else
+// packed through scratch. Never out of this rank's slot: reading that back while the other ranks read
+// it was slow (np=2 allgather 1 MiB 171 -> 101 us when taken from the send buffer instead).
+void copy_own_range(ShmRegion& stage, const void* buf, std::size_t count, const Datatype& type, std::size_t first,
+                    std::size_t c, std::byte* out, std::size_t rn, const Datatype& recvtype) {
+  const std::byte* from = contiguous_at(buf, type, first);
+  if (!from) {
+    std::byte* packed = stage.scratch(c);
+    pack_range(packed, buf, count, type, first, c);
+    from = packed;
+  }
+  unpack_range(from, out, rn, recvtype, first, c);
+}
+
 // Runs copy(r) for every rank r but `skip` (-1: none) once r has published its slot for `a`, in the
 // order they arrive, scanning from the rank after `from` (so that not every reader pulls the same slot
 // first). Waits only when none of the remaining ones has arrived. Why not in rank order: with ranks
@@ -198,7 +213,7 @@ Rc shm_staged_reduction(ShmRegion& stage, Collective kind, const void* sendbuf, 
     stage.claim_slot(b);
     // A rank that gets the result and whose buffer is contiguous folds its slice straight into it and,
     // for allreduce, copies it from there into its slot (reading it back out of the slot, which the
-    // others are reading too, was slower: see allgather); the root of a reduce publishes nothing.
+    // others are reading too, was slower: see copy_own_range); the root of a reduce publishes nothing.
     std::byte* direct = gets_result && type->is_contiguous()
                             ? static_cast<std::byte*>(recvbuf) + type->true_lb() + static_cast<MPI_Aint>((first + lo) * elem)
                             : nullptr;
@@ -281,10 +296,7 @@ Rc shm_staged_allgather(ShmRegion& stage, const void* sendbuf, int sendcount, co
     write_slot(stage, stage.slot(me, a), c, contiguous_at(source, source_type, first), true,
                [&](std::byte* to) { pack_range(to, source, source_count, source_type, first, c); });
     stage.publish(a);
-    if (!in_place) {  // variant C: own first from the send buffer
-      const std::byte* own = contiguous_at(source, source_type, first);
-      unpack_range(own ? own : stage.slot(me, a), out + me * stride, rn, *recvtype, first, c);
-    }
+    if (!in_place) copy_own_range(stage, source, source_count, source_type, first, c, out + me * stride, rn, *recvtype);
     copy_out_others(stage, a, me, out, stride, rn, *recvtype, first, c);
     stage.finish(a);
   }
@@ -312,15 +324,9 @@ Rc shm_staged_gather(ShmRegion& stage, const void* sendbuf, int sendcount, const
       });
       stage.publish(a);
     } else {
-      if (sendbuf != MPI_IN_PLACE) {  // the root's own block: straight across, or through scratch
-        const std::byte* piece = static_cast<const std::byte*>(sendbuf) + sendtype->true_lb() + first;
-        if (!sendtype->is_contiguous()) {
-          std::byte* staged = stage.scratch(c);
-          pack_range(staged, sendbuf, static_cast<std::size_t>(sendcount), *sendtype, first, c);
-          piece = staged;
-        }
-        unpack_range(piece, out + root * stride, rn, *recvtype, first, c);
-      }
+      if (sendbuf != MPI_IN_PLACE)
+        copy_own_range(stage, sendbuf, static_cast<std::size_t>(sendcount), *sendtype, first, c, out + root * stride,
+                       rn, *recvtype);
       copy_out_others(stage, a, root, out, stride, rn, *recvtype, first, c);
     }
     stage.finish(a);
@@ -382,16 +388,7 @@ Rc shm_staged_alltoall(ShmRegion& stage, const void* sendbuf, int sendcount, con
     stage.publish(a);
     // This rank's own block, straight across (in place it is already where it belongs). Every piece of
     // this chunk is in the slot before any part of the receive buffer is written, so in place is safe.
-    if (!in_place) {
-      const std::byte* from = in + me * sstride;
-      const std::byte* piece_at = contiguous_at(from, st, first);
-      if (!piece_at) {
-        std::byte* packed = stage.scratch(c);
-        pack_range(packed, from, sn, st, first, c);
-        piece_at = packed;
-      }
-      unpack_range(piece_at, out + me * rstride, rn, *recvtype, first, c);
-    }
+    if (!in_place) copy_own_range(stage, in + me * sstride, sn, st, first, c, out + me * rstride, rn, *recvtype);
     each_arrived(stage, a, me, me, [&](int r) {
       unpack_range(stage.slot(r, a) + static_cast<std::size_t>(me) * piece, out + r * rstride, rn, *recvtype, first, c);
     });
