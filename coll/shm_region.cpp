@@ -1,5 +1,6 @@
 // The shared-memory collectives' region (see shm_region.hpp for the layout and the protocol).
 #include "coll/shm_region.hpp"
+#include "common/memory_copy.hpp"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -145,9 +146,11 @@ ShmRegion::ShmRegion(Runtime& runtime, const Comm& comm) : runtime_(runtime), me
 
 ShmRegion::~ShmRegion() {
   if (depth_ == kStagedDepth && (writes.plain_chunks || writes.non_temporal_chunks))
-    FABMPI_LOG(debug, coll, "shm staging region: %llu plain / %llu non-temporal slot writes, timed plain writes %.1f GB/s",
+    FABMPI_LOG(debug, coll,
+               "shm staging region: %llu plain / %llu non-temporal slot writes, timed plain writes %.1f GB/s; "
+               "results of %zu bytes and more copied out past the caches",
                static_cast<unsigned long long>(writes.plain_chunks),
-               static_cast<unsigned long long>(writes.non_temporal_chunks), writes.plain_rate);
+               static_cast<unsigned long long>(writes.non_temporal_chunks), writes.plain_rate, past_caches_min);
   if (base_) munmap(base_, bytes_);
 }
 
@@ -409,6 +412,7 @@ ShmRegion* shm_region_for(const CommRef& comm, SelectionKey key, std::size_t slo
       using Policy = ShmRegion::Writes::Policy;
       stage->writes.policy = writes == "plain" ? Policy::plain
                              : writes == "non_temporal" ? Policy::non_temporal : Policy::automatic;
+      stage->past_caches_min = past_caches_threshold(rt.tunables().nt_min, std::max(c.size(), rt.local_ranks()));
     }
     region->staged_ = std::move(stage);
   }

@@ -90,6 +90,11 @@ class ShmRegion final : public CommExtension {
   };
   Writes writes;
 
+  // Whether a collective's results, `destination_bytes` in all, are copied out of a staging region past
+  // the caches (non-temporal stores): a receive buffer that large would only evict the chunks in flight.
+  bool past_caches(std::size_t destination_bytes) const noexcept { return destination_bytes >= past_caches_min; }
+  std::size_t past_caches_min = ~std::size_t(0);  // FABMPI_NT_MIN (common/memory_copy.hpp)
+
  private:
   struct alignas(64) Line {
     std::atomic<std::uint64_t> value;

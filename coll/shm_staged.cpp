@@ -1,8 +1,12 @@
 // The staged shared-memory collectives (`shm_staged`): data larger than a slot of the shm algorithms
 // moves through the communicator's staging region (coll/shm_region.hpp: 4 slots of
 // FABMPI_SHM_COLL_STAGE bytes per rank) one chunk at a time, each chunk one or two sequence numbers of
-// that region. Every copy is a plain memcpy out of shared memory, and the work of a reduction is split
-// evenly: each rank folds a 1/P slice of every chunk. Why (docs/performance.md, twelfth session): the
+// that region. Every copy is a plain memcpy out of shared memory (non-temporal stores into a receive buffer
+// of FABMPI_NT_MIN bytes or more: by default the last-level cache's share of one rank, 16 MiB at np=2 and
+// 8 MiB at np=4 on the development VM's 32 MiB L3; bcast, allgather, gather and alltoall only. Measured:
+// np=2 allgather / gather / alltoall 8 MiB 1.57x / 1.90x / 1.26x faster; np=4 allgather 4-8 MiB 1.23-1.27x,
+// gather 1.32-1.49x; below those sizes plain stores win, e.g. np=4 bcast 1 MiB 79 -> 180 us),
+// and the work of a reduction is split evenly: each rank folds a 1/P slice of every chunk. Why (docs/performance.md, twelfth session): the
 // point-to-point trees leave the reductions to a few ranks (binomial reduce at np=4: ranks 0 and 2 copy
 // and fold everything while 1 and 3 wait), and when ranks outnumber cores the scheduler decides whether
 // those few share a core: per-call times then alternate between two levels, 1.5x apart.
@@ -33,13 +37,11 @@
 // and changes only how the bytes get there.
 #include "coll/shm_collectives.hpp"
 #include "coll/shm_region.hpp"
+#include "common/memory_copy.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <cstring>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 namespace fabmpi::coll {
 namespace {
@@ -48,31 +50,6 @@ constexpr std::size_t kTimedWriteBytes = 64 * 1024;
 constexpr double kSlowWriteBytesPerNs = 6.0;  // 6 GB/s, against the moving average below
 constexpr double kRateWeight = 0.25;          // weight of the newest sample in that average
 constexpr unsigned kRecheckEvery = 64;
-
-// memcpy with non-temporal stores (no read of the destination lines from whichever cache holds them),
-// fenced so that a flag published next is seen after the data.
-void copy_non_temporal(std::byte* dst, const std::byte* src, std::size_t n) {
-#if defined(__SSE2__)
-  std::size_t head = (16 - (reinterpret_cast<std::uintptr_t>(dst) & 15)) & 15;
-  head = std::min(head, n);
-  std::memcpy(dst, src, head);
-  std::size_t i = head;
-  for (; i + 64 <= n; i += 64) {
-    const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i));
-    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i + 16));
-    const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i + 32));
-    const __m128i d = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i + 48));
-    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i), a);
-    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i + 16), b);
-    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i + 32), c);
-    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i + 48), d);
-  }
-  _mm_sfence();
-  std::memcpy(dst + i, src + i, n - i);
-#else
-  std::memcpy(dst, src, n);
-#endif
-}
 
 // Writes `bytes` of packed data into this rank's slot `dst` by the rank's current policy (see above).
 // `fill(to)` produces the bytes at `to`; it is called once, unless the bytes lie contiguous at `source`
@@ -118,11 +95,17 @@ void pack_range(std::byte* dst, const void* buf, std::size_t count, const Dataty
   if (type.is_contiguous()) std::memcpy(dst, static_cast<const std::byte*>(buf) + type.true_lb() + offset, bytes);
   else type.pack(buf, count, offset, dst, bytes);
 }
+// `past_caches`: a contiguous destination is written with non-temporal stores (ShmRegion::past_caches).
 void unpack_range(const std::byte* src, void* buf, std::size_t count, const Datatype& type, std::size_t offset,
-                  std::size_t bytes) {
+                  std::size_t bytes, bool past_caches) {
   if (bytes == 0) return;
-  if (type.is_contiguous()) std::memcpy(static_cast<std::byte*>(buf) + type.true_lb() + offset, src, bytes);
-  else type.unpack(src, bytes, offset, buf, count);
+  if (!type.is_contiguous()) {
+    type.unpack(src, bytes, offset, buf, count);
+    return;
+  }
+  std::byte* dst = static_cast<std::byte*>(buf) + type.true_lb() + offset;
+  if (past_caches) copy_non_temporal(dst, src, bytes);
+  else std::memcpy(dst, src, bytes);
 }
 
 // Where bytes [offset, offset + ...) of the packed stream of `type` at `buf` lie, when they lie
@@ -136,14 +119,14 @@ const std::byte* contiguous_at(const void* buf, const Datatype& type, std::size_
 // packed through scratch. Never out of this rank's slot: reading that back while the other ranks read
 // it was slow (np=2 allgather 1 MiB 171 -> 101 us when taken from the send buffer instead).
 void copy_own_range(ShmRegion& stage, const void* buf, std::size_t count, const Datatype& type, std::size_t first,
-                    std::size_t c, std::byte* out, std::size_t rn, const Datatype& recvtype) {
+                    std::size_t c, std::byte* out, std::size_t rn, const Datatype& recvtype, bool past_caches) {
   const std::byte* from = contiguous_at(buf, type, first);
   if (!from) {
     std::byte* packed = stage.scratch(c);
     pack_range(packed, buf, count, type, first, c);
     from = packed;
   }
-  unpack_range(from, out, rn, recvtype, first, c);
+  unpack_range(from, out, rn, recvtype, first, c, past_caches);
 }
 
 // Runs copy(r) for every rank r but `skip` (-1: none) once r has published its slot for `a`, in the
@@ -175,8 +158,10 @@ void each_arrived(ShmRegion& stage, std::uint64_t a, int from, int skip, Copy co
 // Copies bytes [first, first + c) of every other rank's block, as it appears in that rank's slot of
 // step `a`, into block r of `out` (`rn` elements of `recvtype` each, `stride` bytes apart).
 void copy_out_others(ShmRegion& stage, std::uint64_t a, int from, std::byte* out, MPI_Aint stride, std::size_t rn,
-                     const Datatype& recvtype, std::size_t first, std::size_t c) {
-  each_arrived(stage, a, from, from, [&](int r) { unpack_range(stage.slot(r, a), out + r * stride, rn, recvtype, first, c); });
+                     const Datatype& recvtype, std::size_t first, std::size_t c, bool past_caches) {
+  each_arrived(stage, a, from, from, [&](int r) {
+    unpack_range(stage.slot(r, a), out + r * stride, rn, recvtype, first, c, past_caches);
+  });
 }
 
 // Rank r's slice of a chunk of `count` elements: [lo, hi).
@@ -234,7 +219,9 @@ Rc shm_staged_reduction(ShmRegion& stage, Collective kind, const void* sendbuf, 
         const int r = (me + k) % p;
         const std::size_t rlo = slice_start(c, r, p), rhi = slice_start(c, r + 1, p);
         if (r != me) stage.wait_arrived(r, b);
-        unpack_range(stage.slot(r, b), recvbuf, n, *type, (first + rlo) * elem, (rhi - rlo) * elem);
+        // Plain stores even into a large result: the copies past the caches measured no better here
+        // (np=2 reduce 8 MiB 1184 -> 1349 us, np=4 0.79-1.3x, allreduce 0.99-1.06x; fourteenth session).
+        unpack_range(stage.slot(r, b), recvbuf, n, *type, (first + rlo) * elem, (rhi - rlo) * elem, false);
       }
     }
     stage.finish(b);
@@ -270,7 +257,7 @@ Rc shm_staged_reduce_scatter_block(ShmRegion& stage, const void* sendbuf, void* 
     std::byte* acc = folded ? folded
                             : static_cast<std::byte*>(recvbuf) + type->true_lb() + static_cast<MPI_Aint>(first * elem);
     shm_fold_rank_order(stage, a, static_cast<std::size_t>(me) * c * elem, c, elem, reducer, nullptr, acc);
-    if (folded) unpack_range(folded, recvbuf, n, *type, first * elem, c * elem);
+    if (folded) unpack_range(folded, recvbuf, n, *type, first * elem, c * elem, false);
     stage.finish(a);
   }
   return Rc();
@@ -288,6 +275,7 @@ Rc shm_staged_allgather(ShmRegion& stage, const void* sendbuf, int sendcount, co
   const void* source = in_place ? static_cast<const void*>(out + me * stride) : sendbuf;
   const std::size_t source_count = in_place ? rn : static_cast<std::size_t>(sendcount);
   const Datatype& source_type = in_place ? *recvtype : *sendtype;
+  const bool past_caches = stage.past_caches(block * static_cast<std::size_t>(stage.size()));
   const std::size_t per_chunk = stage.slot_bytes();
   for (std::size_t first = 0; first < block; first += per_chunk) {
     const std::size_t c = std::min(per_chunk, block - first);
@@ -296,8 +284,9 @@ Rc shm_staged_allgather(ShmRegion& stage, const void* sendbuf, int sendcount, co
     write_slot(stage, stage.slot(me, a), c, contiguous_at(source, source_type, first), true,
                [&](std::byte* to) { pack_range(to, source, source_count, source_type, first, c); });
     stage.publish(a);
-    if (!in_place) copy_own_range(stage, source, source_count, source_type, first, c, out + me * stride, rn, *recvtype);
-    copy_out_others(stage, a, me, out, stride, rn, *recvtype, first, c);
+    if (!in_place)
+      copy_own_range(stage, source, source_count, source_type, first, c, out + me * stride, rn, *recvtype, past_caches);
+    copy_out_others(stage, a, me, out, stride, rn, *recvtype, first, c, past_caches);
     stage.finish(a);
   }
   return Rc();
@@ -313,6 +302,7 @@ Rc shm_staged_gather(ShmRegion& stage, const void* sendbuf, int sendcount, const
   const std::size_t rn = static_cast<std::size_t>(recvcount);
   const MPI_Aint stride = is_root ? static_cast<MPI_Aint>(rn) * recvtype->extent() : 0;
   auto* out = static_cast<std::byte*>(recvbuf);
+  const bool past_caches = is_root && stage.past_caches(block * static_cast<std::size_t>(stage.size()));
   const std::size_t per_chunk = stage.slot_bytes();
   for (std::size_t first = 0; first < block; first += per_chunk) {
     const std::size_t c = std::min(per_chunk, block - first);
@@ -326,8 +316,8 @@ Rc shm_staged_gather(ShmRegion& stage, const void* sendbuf, int sendcount, const
     } else {
       if (sendbuf != MPI_IN_PLACE)
         copy_own_range(stage, sendbuf, static_cast<std::size_t>(sendcount), *sendtype, first, c, out + root * stride,
-                       rn, *recvtype);
-      copy_out_others(stage, a, root, out, stride, rn, *recvtype, first, c);
+                       rn, *recvtype, past_caches);
+      copy_out_others(stage, a, root, out, stride, rn, *recvtype, first, c, past_caches);
     }
     stage.finish(a);
   }
@@ -339,6 +329,7 @@ Rc shm_staged_bcast(ShmRegion& stage, void* buf, int count, const DatatypeRef& t
   const std::size_t n = static_cast<std::size_t>(count);
   const std::size_t bytes = n * type->size();
   const bool is_root = stage.rank() == root;
+  const bool past_caches = stage.past_caches(bytes);
   const std::size_t per_chunk = stage.slot_bytes();
   for (std::size_t first = 0; first < bytes; first += per_chunk) {
     const std::size_t c = std::min(per_chunk, bytes - first);
@@ -350,7 +341,7 @@ Rc shm_staged_bcast(ShmRegion& stage, void* buf, int count, const DatatypeRef& t
       stage.publish(a);
     } else {
       stage.wait_arrived(root, a);
-      unpack_range(stage.slot(root, a), buf, n, *type, first, c);
+      unpack_range(stage.slot(root, a), buf, n, *type, first, c, past_caches);
     }
     stage.finish(a);
   }
@@ -374,6 +365,7 @@ Rc shm_staged_alltoall(ShmRegion& stage, const void* sendbuf, int sendcount, con
   // Pieces start on cache lines where the slot allows (shm_region_for made sure it holds P bytes).
   std::size_t piece = stage.slot_bytes() / static_cast<std::size_t>(p);
   if (piece >= 64) piece -= piece % 64;
+  const bool past_caches = stage.past_caches(rn * recvtype->size() * static_cast<std::size_t>(p));
   for (std::size_t first = 0; first < block; first += piece) {
     const std::size_t c = std::min(piece, block - first);
     const std::uint64_t a = stage.begin();
@@ -388,9 +380,11 @@ Rc shm_staged_alltoall(ShmRegion& stage, const void* sendbuf, int sendcount, con
     stage.publish(a);
     // This rank's own block, straight across (in place it is already where it belongs). Every piece of
     // this chunk is in the slot before any part of the receive buffer is written, so in place is safe.
-    if (!in_place) copy_own_range(stage, in + me * sstride, sn, st, first, c, out + me * rstride, rn, *recvtype);
+    if (!in_place)
+      copy_own_range(stage, in + me * sstride, sn, st, first, c, out + me * rstride, rn, *recvtype, past_caches);
     each_arrived(stage, a, me, me, [&](int r) {
-      unpack_range(stage.slot(r, a) + static_cast<std::size_t>(me) * piece, out + r * rstride, rn, *recvtype, first, c);
+      unpack_range(stage.slot(r, a) + static_cast<std::size_t>(me) * piece, out + r * rstride, rn, *recvtype, first, c,
+                   past_caches);
     });
     stage.finish(a);
   }

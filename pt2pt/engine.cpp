@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "common/log.hpp"
+#include "common/memory_copy.hpp"
 #include "pt2pt/libfabric_transport.hpp"
 #include "pt2pt/matching.hpp"
 #include "pt2pt/shm_transport.hpp"
@@ -125,6 +126,7 @@ struct Engine::Impl final : TransportSink {
   std::size_t native_eager_max = 0;  // native shared memory (FABMPI_SHM_EAGER_MAX)
   std::size_t tcp_eager_max = 0;     // tcp;ofi_rxm (FABMPI_TCP_EAGER_MAX)
   std::size_t rndv_chunk = 0;
+  std::size_t past_caches_min = 0;  // contiguous rendezvous receives this large: ReadPlacement::memory
   long long credit_limit = 0;
   std::unique_ptr<Transport> self, shm, tcp;  // shm: libfabric's shm provider (FABMPI_NETMOD=ofi-shm)
   std::unique_ptr<ShmTransport> native;       // fabmpi's own shared memory (the default on a node)
@@ -303,6 +305,7 @@ Rc Engine::Impl::open(Engine*) {
   native_eager_max = t.shm_eager_max;
   tcp_eager_max = t.tcp_eager_max;
   rndv_chunk = std::max<std::size_t>(t.rndv_chunk, 4096);
+  past_caches_min = past_caches_threshold(t.nt_min);
   credit_limit = std::max<long long>(t.eager_credits, 1);
   peers.resize(static_cast<std::size_t>(end));
   const std::string& netmod = t.netmod;
@@ -387,8 +390,8 @@ Rc Engine::Impl::open(Engine*) {
     if (p.transport == native.get()) p.eager_limit = native_eager_max;
     else if (p.transport == tcp.get()) p.eager_limit = tcp_eager_max;
   }
-  FABMPI_LOG(info, pt2pt, "engine up: eager %zu (native shm %zu, tcp %zu), chunk %zu, credits %lld, native shm %s, ofi shm %s, tcp %s",
-             eager_max, native_eager_max, tcp_eager_max, rndv_chunk, credit_limit, native ? "on" : "off", shm ? "on" : "off", tcp ? "on" : "off");
+  FABMPI_LOG(info, pt2pt, "engine up: eager %zu (native shm %zu, tcp %zu), chunk %zu, past caches from %zu, credits %lld, native shm %s, ofi shm %s, tcp %s",
+             eager_max, native_eager_max, tcp_eager_max, rndv_chunk, past_caches_min, credit_limit, native ? "on" : "off", shm ? "on" : "off", tcp ? "on" : "off");
   return Rc();
 }
 
@@ -656,8 +659,10 @@ void Engine::Impl::deliver(const RecvOpRef& op, const WireHeader& h, const void*
       return;
     }
     char* dest;
+    ReadPlacement placement = ReadPlacement::cached;
     if (contiguous(*op->type)) {
       dest = static_cast<char*>(op->buf) + op->type->true_lb();
+      if (op->bytes >= past_caches_min) placement = ReadPlacement::memory;
     } else {
       op->bounce.resize(op->bytes);
       dest = reinterpret_cast<char*>(op->bounce.data());
@@ -668,7 +673,7 @@ void Engine::Impl::deliver(const RecvOpRef& op, const WireHeader& h, const void*
       const std::size_t n = std::min(rndv_chunk, op->bytes - off);
       const std::uint64_t token = kReadTokenBit | next_op++;
       reads[token] = op;
-      Rc rc = t->read(h.src_world, dest + off, n, h.raddr + off, h.rkey, token);
+      Rc rc = t->read(h.src_world, dest + off, n, h.raddr + off, h.rkey, token, placement);
       if (!rc) {
         reads.erase(token);
         op->error = rc.code();

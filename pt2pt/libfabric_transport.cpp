@@ -136,8 +136,9 @@ class LibfabricTransport final : public Transport {
     return Rc();
   }
 
+  // The provider (kernel or NIC) moves the bytes: `placement` is not ours to choose here.
   Rc read(int peer, void* local, std::size_t bytes, std::uint64_t raddr, std::uint64_t rkey,
-          std::uint64_t token) override {
+          std::uint64_t token, ReadPlacement) override {
     Op* op = new_op(Op::Kind::read, token);
     op->peer = peer;
     op->local = local;

@@ -4,6 +4,7 @@
 #include <deque>
 #include <vector>
 
+#include "common/memory_copy.hpp"
 #include "pt2pt/transport.hpp"
 
 namespace fabmpi::pt2pt {
@@ -30,8 +31,10 @@ class SelfTransport final : public Transport {
     return Rc();
   }
 
-  Rc read(int, void* local, std::size_t bytes, std::uint64_t raddr, std::uint64_t, std::uint64_t token) override {
-    if (bytes) std::memcpy(local, reinterpret_cast<const void*>(raddr), bytes);
+  Rc read(int, void* local, std::size_t bytes, std::uint64_t raddr, std::uint64_t, std::uint64_t token,
+          ReadPlacement placement) override {
+    if (placement == ReadPlacement::memory) copy_non_temporal(local, reinterpret_cast<const void*>(raddr), bytes);
+    else if (bytes) std::memcpy(local, reinterpret_cast<const void*>(raddr), bytes);
     done_.push_back(token);
     return Rc();
   }

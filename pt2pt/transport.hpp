@@ -35,6 +35,12 @@ struct Exposure {
   std::shared_ptr<void> keepalive;  // releases the registration when the last holder drops it
 };
 
+// Where a read's bytes should end up. `cached` (the default): the receiver will touch them soon.
+// `memory`: the destination is larger than the caches can keep (Engine: a contiguous receive of at least
+// FABMPI_NT_MIN bytes), so a transport that copies the bytes itself writes them past the caches
+// instead of filling them with lines that are evicted again before anyone reads them.
+enum class ReadPlacement : std::uint8_t { cached, memory };
+
 class Transport {
  public:
   virtual ~Transport() = default;
@@ -51,7 +57,7 @@ class Transport {
   virtual Rc expose(const void* buf, std::size_t bytes, Exposure* out) = 0;
   // Reads `bytes` from the peer's exposed memory at (raddr, rkey) into `local`; on_complete(token).
   virtual Rc read(int peer, void* local, std::size_t bytes, std::uint64_t raddr, std::uint64_t rkey,
-                  std::uint64_t token) = 0;
+                  std::uint64_t token, ReadPlacement placement) = 0;
   // Delivers arrivals and completions to the sink. Returns the number of events handled.
   virtual int poll(TransportSink& sink) = 0;
   // Operations accepted but not yet completed (for quiesce).

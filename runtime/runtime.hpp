@@ -100,6 +100,7 @@ class Runtime {
   ErrorRegistry& errors() noexcept { return errors_; }
   // True when more ranks run on this node than it has cores: waiting ranks yield at once.
   bool oversubscribed() const noexcept { return oversubscribed_; }
+  int local_ranks() const noexcept { return local_ranks_; }  // ranks of this job on this node
 
   // One pass over every progress source.
   int progress();

@@ -1,0 +1,145 @@
+#include "common/memory_copy.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+namespace fabmpi {
+
+void copy_non_temporal(void* dst_void, const void* src_void, std::size_t n) noexcept {
+  auto* dst = static_cast<unsigned char*>(dst_void);
+  const auto* src = static_cast<const unsigned char*>(src_void);
+#if defined(__SSE2__)
+  // Streaming stores need 16-byte aligned destinations: plain stores up to the first such address.
+  std::size_t head = (16 - (reinterpret_cast<std::uintptr_t>(dst) & 15)) & 15;
+  head = std::min(head, n);
+  std::memcpy(dst, src, head);
+  std::size_t i = head;
+  for (; i + 64 <= n; i += 64) {
+    const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i));
+    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i + 16));
+    const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i + 32));
+    const __m128i d = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i + 48));
+    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i), a);
+    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i + 16), b);
+    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i + 32), c);
+    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i + 48), d);
+  }
+  _mm_sfence();
+  std::memcpy(dst + i, src + i, n - i);
+#else
+  std::memcpy(dst, src, n);
+#endif
+}
+
+namespace {
+
+// "32768K" / "2M" / "512" (sysfs cache sizes) in bytes; 0 if unreadable.
+std::size_t read_sysfs_size(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "r");
+  if (!f) return 0;
+  unsigned long long value = 0;
+  char unit = 0;
+  const int got = std::fscanf(f, "%llu%c", &value, &unit);
+  std::fclose(f);
+  if (got < 1) return 0;
+  if (unit == 'K') value <<= 10;
+  else if (unit == 'M') value <<= 20;
+  else if (unit == 'G') value <<= 30;
+  return static_cast<std::size_t>(value);
+}
+
+// CPUs in a sysfs CPU list ("0-1", "0,2,4-7"); 1 if unreadable.
+int read_sysfs_cpu_count(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "r");
+  if (!f) return 1;
+  char text[4096] = {};
+  const bool got = std::fgets(text, sizeof text, f) != nullptr;
+  std::fclose(f);
+  if (!got) return 1;
+  int count = 0;
+  for (const char* p = text; *p && *p != '\n';) {
+    char* end = nullptr;
+    const long first = std::strtol(p, &end, 10);
+    if (end == p) break;
+    long last = first;
+    p = end;
+    if (*p == '-') {
+      last = std::strtol(p + 1, &end, 10);
+      p = end;
+    }
+    count += static_cast<int>(last - first + 1);
+    if (*p == ',') ++p;
+  }
+  return std::max(count, 1);
+}
+
+LastLevelCache probe_last_level_cache() noexcept {
+  // sysfs first: it describes the cache the CPU belongs to (an AMD CCX's L3 slice), where glibc's
+  // sysconf answers from cpuid and may give the whole package's (320 MiB for 32 MiB on the development VM).
+  LastLevelCache best;
+  int best_level = 0;
+  for (int index = 0; index < 8; ++index) {
+    const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/";
+    std::FILE* f = std::fopen((dir + "level").c_str(), "r");
+    if (!f) break;
+    int level = 0;
+    const int got = std::fscanf(f, "%d", &level);
+    std::fclose(f);
+    if (got != 1 || level < best_level) continue;
+    const std::size_t size = read_sysfs_size(dir + "size");
+    if (size > 0 && (level > best_level || size > best.bytes)) {
+      best.bytes = size;
+      best.cpus = read_sysfs_cpu_count(dir + "shared_cpu_list");
+      best_level = level;
+    }
+  }
+  if (best.bytes > 0) return best;
+#if defined(_SC_LEVEL3_CACHE_SIZE)
+  const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+  if (l3 > 0) {
+    best.bytes = static_cast<std::size_t>(l3);
+    best.cpus = static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
+  }
+#endif
+  return best;
+}
+
+constexpr std::size_t kMiB = std::size_t(1) << 20;
+
+}  // namespace
+
+LastLevelCache last_level_cache() noexcept {
+  static const LastLevelCache cache = probe_last_level_cache();
+  return cache;
+}
+
+std::size_t past_caches_threshold(std::size_t configured) noexcept {
+  if (configured) return configured;
+  const LastLevelCache llc = last_level_cache();
+  const std::size_t bytes = llc.bytes ? llc.bytes : 32 * kMiB;
+  return std::max(bytes / 4, kMiB);
+}
+
+std::size_t past_caches_threshold(std::size_t configured, int ranks_on_node) noexcept {
+  if (configured) return configured;
+  const LastLevelCache llc = last_level_cache();
+  const std::size_t bytes = llc.bytes ? llc.bytes : 32 * kMiB;
+  // Ranks per cache: the node's ranks spread over its caches (CPUs online / CPUs per cache of them),
+  // all of them on one cache when they outnumber its CPUs there.
+  const long online = std::max(1L, sysconf(_SC_NPROCESSORS_ONLN));
+  const long caches = std::max(1L, online / std::max(1, llc.cpus));
+  const long ranks = std::max(1L, (static_cast<long>(ranks_on_node) + caches - 1) / caches);
+  return std::max(bytes / static_cast<std::size_t>(ranks), kMiB);
+}
+
+}  // namespace fabmpi

@@ -1,0 +1,71 @@
+// common/memory_copy: the non-temporal copy against memcpy at every alignment and length that changes
+// its path (head up to the first 16-byte boundary, 64-byte blocks, tail), and the past-caches thresholds.
+#include <catch2/catch.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "common/memory_copy.hpp"
+
+using fabmpi::copy_non_temporal;
+using fabmpi::past_caches_threshold;
+
+namespace {
+
+unsigned char pattern(std::size_t i) { return static_cast<unsigned char>((i * 131u + 7u) & 0xff); }
+
+}  // namespace
+
+TEST_CASE("copy_non_temporal copies exactly the range, at any alignment", "[memory_copy]") {
+  std::vector<unsigned char> src(4096 + 128), dst(4096 + 256);
+  for (std::size_t i = 0; i < src.size(); ++i) src[i] = pattern(i);
+  for (std::size_t dst_offset = 0; dst_offset < 64; dst_offset += 3) {
+    for (std::size_t src_offset : {0, 1, 8, 15, 16, 33}) {
+      for (std::size_t n : {0, 1, 15, 16, 17, 63, 64, 65, 127, 128, 129, 200, 1000, 4096}) {
+        std::fill(dst.begin(), dst.end(), 0xEE);
+        copy_non_temporal(dst.data() + dst_offset, src.data() + src_offset, n);
+        for (std::size_t i = 0; i < dst.size(); ++i) {
+          const bool inside = i >= dst_offset && i < dst_offset + n;
+          const unsigned char want = inside ? src[src_offset + (i - dst_offset)] : 0xEE;
+          if (dst[i] != want) {
+            INFO("dst_offset " << dst_offset << " src_offset " << src_offset << " n " << n << " byte " << i);
+            REQUIRE(static_cast<int>(dst[i]) == static_cast<int>(want));
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("copy_non_temporal moves a large buffer intact", "[memory_copy]") {
+  const std::size_t n = (std::size_t(3) << 20) + 77;
+  std::vector<unsigned char> src(n), dst(n + 1, 0);
+  for (std::size_t i = 0; i < n; ++i) src[i] = pattern(i);
+  copy_non_temporal(dst.data() + 1, src.data(), n);
+  REQUIRE(dst[0] == 0);
+  REQUIRE(std::equal(src.begin(), src.end(), dst.begin() + 1));
+}
+
+TEST_CASE("past-caches thresholds", "[memory_copy]") {
+  const std::size_t mib = std::size_t(1) << 20;
+  // FABMPI_NT_MIN, when set, is the answer for both.
+  REQUIRE(past_caches_threshold(12345) == 12345);
+  REQUIRE(past_caches_threshold(1, 64) == 1);
+  // Automatic: at least 1 MiB; a collective's share never exceeds the cache, and more ranks on the node
+  // never raise it.
+  const fabmpi::LastLevelCache llc = fabmpi::last_level_cache();
+  REQUIRE(llc.cpus >= 1);
+  const std::size_t pt2pt = past_caches_threshold(0);
+  REQUIRE(pt2pt >= mib);
+  if (llc.bytes) REQUIRE(pt2pt == std::max(llc.bytes / 4, mib));
+  std::size_t previous = past_caches_threshold(0, 1);
+  REQUIRE(previous >= mib);
+  if (llc.bytes) REQUIRE(previous == std::max(llc.bytes, mib));
+  for (int ranks : {2, 3, 4, 8, 16, 64, 1024}) {
+    const std::size_t t = past_caches_threshold(0, ranks);
+    REQUIRE(t >= mib);
+    REQUIRE(t <= previous);
+    previous = t;
+  }
+}
