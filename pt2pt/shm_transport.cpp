@@ -36,9 +36,18 @@ constexpr std::uint64_t kProbeValue = 0x5ca1ab1e0ddba11ull;
 // vs 362-400; bw 1-4 MiB 26-28 vs 12-13 GB/s (pieces of 64 KiB: 6.7 / 41 / 168 us; of half the ring:
 // 8.0 / 44 / 180).
 constexpr std::size_t kStreamPiece = 16384;
+// Stream bytes one pump() writes to a peer before it returns, so that the caller drains its own inbound
+// rings in between: a peer that reads as fast as we write kept us streaming megabytes without draining,
+// its ring to us filled, and our reads from it stalled into CMA takeovers (np=2 bibw 16 MiB: thousands).
+constexpr std::size_t kStreamBudget = 128 * 1024;
 // A streamed read whose owner has sent nothing (for any read of ours) for this long is taken over with
 // CMA: the owner is computing outside MPI, and a CMA read needs nothing from it.
 constexpr std::uint64_t kStreamPatienceNs = 200'000;
+// The same for a read that goes past the caches (8+ MiB by default), which exchanges stream too (see
+// read()): there one takeover's CMA copy (~100-200 us a chunk) silences this rank towards the peer long
+// enough for the peer to take over in turn, and so on (np=2 bibw 8-16 MiB: 15,000 takeovers a run at
+// 200 us, none at 2 ms; 9.8-11.5 / 7.5-7.8 GB/s against 16.3-18.3 / 13.1-15.3).
+constexpr std::uint64_t kStreamPatienceLargeNs = 2'000'000;
 
 // Record types in the rings (kRecordEmpty and kRecordSkip are the ring's own).
 constexpr std::uint32_t kRecordMessage = 1;   // WireHeader + payload
@@ -182,8 +191,8 @@ class NativeShm final : public ShmTransport {
     if (sizeof header + bytes > options_.max_message)
       return fail(MPI_ERR_INTERN, "native-shm: %zu-byte message exceeds the ring limit", bytes);
     if (header.kind == WireKind::rts) ++rts_unfinished_[static_cast<std::size_t>(j)];
-    auto& queue = outgoing_[static_cast<std::size_t>(j)];
-    if (queue.empty() && write_message(static_cast<std::size_t>(j), header, payload, bytes)) [[likely]] {
+    // Only messages and pull requests must keep their order; streams being served may be overtaken.
+    if (ahead_of_streams_[static_cast<std::size_t>(j)] == 0 && write_message(static_cast<std::size_t>(j), header, payload, bytes)) [[likely]] {
       wake_if_sleeping(static_cast<std::size_t>(j));
       *completed_now = true;
       return Rc();
@@ -220,8 +229,12 @@ class NativeShm final : public ShmTransport {
     // Streaming pays two copies per byte for one on each core's side; when the peer pulls from us at
     // the same time (we have large sends to it in flight: exchanges, alltoall, bibw), both cores copy
     // twice and CMA's one copy each wins (np=2, stream vs CMA: allgather 1 MiB 184-360 vs 119-126 us,
-    // alltoall 8 MiB 3615-3959 vs 1801-2181, bibw 2-4 MiB often 10-15 vs 19-24 GB/s).
-    if (cma_ && (!options_.stream_reads || rts_unfinished_[static_cast<std::size_t>(j)] > 0)) {
+    // alltoall 8 MiB 3615-3959 vs 1801-2181, bibw 2-4 MiB often 10-15 vs 19-24 GB/s). Not for a read
+    // that goes past the caches (ReadPlacement::memory): those streams win the exchange too, where CMA's
+    // copies through the caches evict each other (np=2 bibw 8 / 16 MiB: 15.0-18.4 / 12.4-15.5 GB/s
+    // against 6.2-10.2 / 6.2-7.9 with CMA; fourteenth session).
+    const bool exchanging = rts_unfinished_[static_cast<std::size_t>(j)] > 0 && placement != ReadPlacement::memory;
+    if (cma_ && (!options_.stream_reads || exchanging)) {
       // Synchronous single copy; the completion is reported from the next poll, never from inside
       // read() (the engine is still issuing the other chunks of this receive).
       completions_.emplace_back(token, cma_read(static_cast<std::size_t>(j), local, bytes, raddr));
@@ -366,8 +379,18 @@ class NativeShm final : public ShmTransport {
 
   // Moves queued items to peer j's ring while they fit. Returns items that left the queue.
   int pump(std::size_t j, TransportSink* sink);
+  // Streams (pull_data) queue at the back; everything else goes ahead of them, in order among itself.
+  // Why: a peer that asks for many large reads at once (bibw, exchanges) fills our queue with streams,
+  // and our own pull requests and messages queued behind them waited until all of it was sent: our
+  // reads then stalled and went to CMA one by one (np=2 bibw 8 MiB: 5,000 takeovers in a run).
   void enqueue(std::size_t j, const Outgoing& o) {
-    outgoing_[j].push_back(o);
+    auto& queue = outgoing_[j];
+    if (o.kind == Outgoing::Kind::pull_data) {
+      queue.push_back(o);
+    } else {
+      queue.insert(queue.begin() + static_cast<std::ptrdiff_t>(ahead_of_streams_[j]), o);
+      ++ahead_of_streams_[j];
+    }
     ++queued_;
   }
   // Drops the item of `kind` for `token` from peer j's queue (a pull being withdrawn or cancelled);
@@ -376,6 +399,7 @@ class NativeShm final : public ShmTransport {
     auto& queue = outgoing_[j];
     for (auto q = queue.begin(); q != queue.end(); ++q)
       if (q->kind == kind && q->token == token) {
+        if (kind != Outgoing::Kind::pull_data) --ahead_of_streams_[j];
         queue.erase(q);
         --queued_;
         return true;
@@ -394,6 +418,7 @@ class NativeShm final : public ShmTransport {
   std::vector<RingConsumer> consumers_;  // index: local rank we receive from
   std::vector<std::deque<Outgoing>> outgoing_;
   std::size_t queued_ = 0;  // items in outgoing_ (sends, pull asks, pull streams being served)
+  std::vector<std::size_t> ahead_of_streams_;  // per peer: items of outgoing_ before its first stream
   std::vector<std::pair<std::uint64_t, int>> completions_;  // (token, error) to report from poll
   std::unordered_map<std::uint64_t, PullRead> pull_reads_;
   std::vector<std::uint64_t> last_piece_ns_;  // per peer: when its last PullData arrived (CMA allowed only)
@@ -510,6 +535,7 @@ Rc NativeShm::attach(Bootstrap& boot) {
   last_piece_ns_.assign(local_count_, 0);
   rts_unfinished_.assign(local_count_, 0);
   outgoing_.resize(local_count_);
+  ahead_of_streams_.assign(local_count_, 0);
   for (std::size_t j = 0; j < local_count_; ++j) {
     if (j == me_) continue;
     auto [out_ctl, out_data] = ring(me_, j);
@@ -541,8 +567,12 @@ int NativeShm::pump(std::size_t j, TransportSink* sink) {
   auto& queue = outgoing_[j];
   int moved = 0;
   bool wrote = false;
+  std::size_t streamed = 0;  // stream bytes written by this call (at most kStreamBudget)
   while (!queue.empty()) {
     Outgoing& o = queue.front();
+    // Read now: a completion handler below may queue more, and an insert may move the deque's elements
+    // (the front item stays the front: new items go behind it).
+    const bool stream = o.kind == Outgoing::Kind::pull_data;
     if (o.kind == Outgoing::Kind::message) {
       if (!write_message(j, o.header, o.data, o.bytes)) break;
       if (o.token) {
@@ -567,6 +597,10 @@ int NativeShm::pump(std::size_t j, TransportSink* sink) {
       const std::size_t piece_max = std::min(kStreamPiece, producers_[j].max_payload() - sizeof(PullData));
       bool blocked = false;
       while (o.offset < o.bytes) {
+        if (streamed >= kStreamBudget) {
+          blocked = true;
+          break;
+        }
         const std::size_t n = std::min(piece_max, o.bytes - o.offset);
         unsigned char* p = producers_[j].reserve(sizeof(PullData) + n, kRecordPullData);
         if (!p) {
@@ -578,11 +612,13 @@ int NativeShm::pump(std::size_t j, TransportSink* sink) {
         std::memcpy(p, &d, sizeof d);
         producers_[j].commit();
         o.offset += n;
+        streamed += n;
         wrote = true;
       }
       if (blocked) break;
     }
     wrote = true;
+    if (!stream) --ahead_of_streams_[j];
     queue.pop_front();
     --queued_;
     ++moved;
@@ -711,7 +747,8 @@ int NativeShm::take_over_stalled_reads(TransportSink& sink) {
   const std::uint64_t now = steady_ns();
   std::vector<std::uint64_t> stalled;  // first collect: completing a read may start others (rehash)
   for (const auto& [token, pr] : pull_reads_)
-    if (now - std::max(pr.asked_ns, last_piece_ns_[pr.peer]) >= kStreamPatienceNs) stalled.push_back(token);
+    if (now - std::max(pr.asked_ns, last_piece_ns_[pr.peer]) >= (pr.past_caches ? kStreamPatienceLargeNs : kStreamPatienceNs))
+      stalled.push_back(token);
   for (std::uint64_t token : stalled) {
     auto it = pull_reads_.find(token);
     if (it == pull_reads_.end()) continue;
@@ -728,7 +765,8 @@ int NativeShm::take_over_stalled_reads(TransportSink& sink) {
       pump(pr.peer, &sink);
     }
     FABMPI_LOG(debug, pt2pt, "native-shm: rank %d silent for %llu us, reading %zu bytes with CMA",
-               options_.local_ranks[pr.peer], static_cast<unsigned long long>(kStreamPatienceNs / 1000),
+               options_.local_ranks[pr.peer],
+               static_cast<unsigned long long>((now - std::max(pr.asked_ns, last_piece_ns_[pr.peer])) / 1000),
                pr.bytes - pr.received);
     sink.on_complete(token, cma_read(pr.peer, pr.local + pr.received, pr.bytes - pr.received,
                                      pr.raddr + pr.received));
