@@ -1,15 +1,17 @@
 // The staged shared-memory collectives (`shm_staged`): data larger than a slot of the shm algorithms
 // moves through the communicator's staging region (coll/shm_region.hpp: 4 slots of
 // FABMPI_SHM_COLL_STAGE bytes per rank) one chunk at a time, each chunk one or two sequence numbers of
-// that region. Every copy is a plain memcpy out of shared memory (non-temporal stores into a receive buffer
-// of FABMPI_NT_MIN bytes or more: by default the last-level cache's share of one rank, 16 MiB at np=2 and
-// 8 MiB at np=4 on the development VM's 32 MiB L3; bcast, allgather, gather and alltoall only. Measured:
-// np=2 allgather / gather / alltoall 8 MiB 1.57x / 1.90x / 1.26x faster; np=4 allgather 4-8 MiB 1.23-1.27x,
-// gather 1.32-1.49x; below those sizes plain stores win, e.g. np=4 bcast 1 MiB 79 -> 180 us),
-// and the work of a reduction is split evenly: each rank folds a 1/P slice of every chunk. Why (docs/performance.md, twelfth session): the
+// that region. Every copy is a plain memcpy out of shared memory, and the work of a reduction is split
+// evenly: each rank folds a 1/P slice of every chunk. Why (docs/performance.md, twelfth session): the
 // point-to-point trees leave the reductions to a few ranks (binomial reduce at np=4: ranks 0 and 2 copy
 // and fold everything while 1 and 3 wait), and when ranks outnumber cores the scheduler decides whether
 // those few share a core: per-call times then alternate between two levels, 1.5x apart.
+//
+// Results go into a receive buffer of FABMPI_NT_MIN bytes or more with non-temporal stores (by default
+// the last-level cache's share of one rank: 16 MiB at np=2 and 8 MiB at np=4 on the development VM's
+// 32 MiB L3), in bcast, allgather, gather and alltoall. Measured (fourteenth session): np=2 allgather /
+// gather / alltoall 8 MiB 1.57x / 1.90x / 1.26x faster, np=4 allgather 4-8 MiB 1.23-1.27x, gather
+// 1.32-1.49x; below those sizes plain stores win (np=4 bcast 1 MiB 79 -> 180 us).
 //
 //   reduce, allreduce (two steps per chunk):
 //     A: every rank packs its chunk into its slot      -> rank r folds slice r of all P slots (rank order)

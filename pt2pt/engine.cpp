@@ -390,8 +390,11 @@ Rc Engine::Impl::open(Engine*) {
     if (p.transport == native.get()) p.eager_limit = native_eager_max;
     else if (p.transport == tcp.get()) p.eager_limit = tcp_eager_max;
   }
-  FABMPI_LOG(info, pt2pt, "engine up: eager %zu (native shm %zu, tcp %zu), chunk %zu, past caches from %zu, credits %lld, native shm %s, ofi shm %s, tcp %s",
-             eager_max, native_eager_max, tcp_eager_max, rndv_chunk, past_caches_min, credit_limit, native ? "on" : "off", shm ? "on" : "off", tcp ? "on" : "off");
+  FABMPI_LOG(info, pt2pt,
+             "engine up: eager %zu (native shm %zu, tcp %zu), chunk %zu, past caches from %zu, credits %lld, "
+             "native shm %s, ofi shm %s, tcp %s",
+             eager_max, native_eager_max, tcp_eager_max, rndv_chunk, past_caches_min, credit_limit,
+             native ? "on" : "off", shm ? "on" : "off", tcp ? "on" : "off");
   return Rc();
 }
 

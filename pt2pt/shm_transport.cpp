@@ -192,7 +192,8 @@ class NativeShm final : public ShmTransport {
       return fail(MPI_ERR_INTERN, "native-shm: %zu-byte message exceeds the ring limit", bytes);
     if (header.kind == WireKind::rts) ++rts_unfinished_[static_cast<std::size_t>(j)];
     // Only messages and pull requests must keep their order; streams being served may be overtaken.
-    if (ahead_of_streams_[static_cast<std::size_t>(j)] == 0 && write_message(static_cast<std::size_t>(j), header, payload, bytes)) [[likely]] {
+    if (ahead_of_streams_[static_cast<std::size_t>(j)] == 0 &&
+        write_message(static_cast<std::size_t>(j), header, payload, bytes)) [[likely]] {
       wake_if_sleeping(static_cast<std::size_t>(j));
       *completed_now = true;
       return Rc();
@@ -233,7 +234,8 @@ class NativeShm final : public ShmTransport {
     // that goes past the caches (ReadPlacement::memory): those streams win the exchange too, where CMA's
     // copies through the caches evict each other (np=2 bibw 8 / 16 MiB: 15.0-18.4 / 12.4-15.5 GB/s
     // against 6.2-10.2 / 6.2-7.9 with CMA; fourteenth session).
-    const bool exchanging = rts_unfinished_[static_cast<std::size_t>(j)] > 0 && placement != ReadPlacement::memory;
+    const bool exchanging =
+        rts_unfinished_[static_cast<std::size_t>(j)] > 0 && placement != ReadPlacement::memory;
     if (cma_ && (!options_.stream_reads || exchanging)) {
       // Synchronous single copy; the completion is reported from the next poll, never from inside
       // read() (the engine is still issuing the other chunks of this receive).
@@ -746,9 +748,10 @@ int NativeShm::poll(TransportSink& sink) {
 int NativeShm::take_over_stalled_reads(TransportSink& sink) {
   const std::uint64_t now = steady_ns();
   std::vector<std::uint64_t> stalled;  // first collect: completing a read may start others (rehash)
-  for (const auto& [token, pr] : pull_reads_)
-    if (now - std::max(pr.asked_ns, last_piece_ns_[pr.peer]) >= (pr.past_caches ? kStreamPatienceLargeNs : kStreamPatienceNs))
-      stalled.push_back(token);
+  for (const auto& [token, pr] : pull_reads_) {
+    const std::uint64_t patience = pr.past_caches ? kStreamPatienceLargeNs : kStreamPatienceNs;
+    if (now - std::max(pr.asked_ns, last_piece_ns_[pr.peer]) >= patience) stalled.push_back(token);
+  }
   for (std::uint64_t token : stalled) {
     auto it = pull_reads_.find(token);
     if (it == pull_reads_.end()) continue;
