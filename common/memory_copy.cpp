@@ -1,5 +1,6 @@
 #include "common/memory_copy.hpp"
 
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -134,10 +135,14 @@ std::size_t past_caches_threshold(std::size_t configured, int ranks_on_node) noe
   if (configured) return configured;
   const LastLevelCache llc = last_level_cache();
   const std::size_t bytes = llc.bytes ? llc.bytes : 32 * kMiB;
-  // Ranks per cache: the node's ranks spread over its caches (CPUs online / CPUs per cache of them),
-  // all of them on one cache when they outnumber its CPUs there.
-  const long online = std::max(1L, sysconf(_SC_NPROCESSORS_ONLN));
-  const long caches = std::max(1L, online / std::max(1, llc.cpus));
+  // Ranks per cache: the node's ranks spread over the caches of the CPUs this process may run on (its
+  // affinity mask: a container limited to 2 CPUs of a large host has one cache's worth), all of them on
+  // one cache when they outnumber its CPUs there.
+  long usable = 0;
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0) usable = CPU_COUNT(&set);
+  if (usable <= 0) usable = std::max(1L, sysconf(_SC_NPROCESSORS_ONLN));
+  const long caches = std::max(1L, usable / std::max(1, llc.cpus));
   const long ranks = std::max(1L, (static_cast<long>(ranks_on_node) + caches - 1) / caches);
   return std::max(bytes / static_cast<std::size_t>(ranks), kMiB);
 }
