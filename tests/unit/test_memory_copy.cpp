@@ -2,6 +2,7 @@
 // its path (head up to the first 16-byte boundary, 64-byte blocks, tail), and the past-caches thresholds.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
