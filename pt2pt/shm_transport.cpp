@@ -43,11 +43,11 @@ constexpr std::size_t kStreamBudget = 128 * 1024;
 // A streamed read whose owner has sent nothing (for any read of ours) for this long is taken over with
 // CMA: the owner is computing outside MPI, and a CMA read needs nothing from it.
 constexpr std::uint64_t kStreamPatienceNs = 200'000;
-// The same for a read that goes past the caches (8+ MiB by default), which exchanges stream too (see
+// The same for a read streamed while we stream to its owner too (an exchange past the caches, see
 // read()): there one takeover's CMA copy (~100-200 us a chunk) silences this rank towards the peer long
 // enough for the peer to take over in turn, and so on (np=2 bibw 8-16 MiB: 15,000 takeovers a run at
 // 200 us, none at 2 ms; 9.8-11.5 / 7.5-7.8 GB/s against 16.3-18.3 / 13.1-15.3).
-constexpr std::uint64_t kStreamPatienceLargeNs = 2'000'000;
+constexpr std::uint64_t kStreamPatienceExchangeNs = 2'000'000;
 
 // Record types in the rings (kRecordEmpty and kRecordSkip are the ring's own).
 constexpr std::uint32_t kRecordMessage = 1;   // WireHeader + payload
@@ -152,6 +152,7 @@ struct PullRead {
   std::uint64_t raddr = 0;    // the owner's address (for a CMA takeover)
   std::uint64_t asked_ns = 0; // when the read was asked for (CMA allowed only)
   bool past_caches = false;   // ReadPlacement::memory: pieces copied out with non-temporal stores
+  bool exchange = false;      // streamed while we stream to the owner too: kStreamPatienceExchangeNs
 };
 
 std::uint64_t steady_ns() noexcept {
@@ -243,7 +244,8 @@ class NativeShm final : public ShmTransport {
       return Rc();
     }
     pull_reads_[token] = PullRead{static_cast<unsigned char*>(local), bytes, 0, static_cast<std::size_t>(j),
-                                  raddr, cma_ ? steady_ns() : 0, placement == ReadPlacement::memory};
+                                  raddr, cma_ ? steady_ns() : 0, placement == ReadPlacement::memory,
+                                  rts_unfinished_[static_cast<std::size_t>(j)] > 0};
     Outgoing o;
     o.kind = Outgoing::Kind::pull_ask;
     o.token = token;
@@ -749,7 +751,7 @@ int NativeShm::take_over_stalled_reads(TransportSink& sink) {
   const std::uint64_t now = steady_ns();
   std::vector<std::uint64_t> stalled;  // first collect: completing a read may start others (rehash)
   for (const auto& [token, pr] : pull_reads_) {
-    const std::uint64_t patience = pr.past_caches ? kStreamPatienceLargeNs : kStreamPatienceNs;
+    const std::uint64_t patience = pr.exchange ? kStreamPatienceExchangeNs : kStreamPatienceNs;
     if (now - std::max(pr.asked_ns, last_piece_ns_[pr.peer]) >= patience) stalled.push_back(token);
   }
   for (std::uint64_t token : stalled) {
