@@ -412,7 +412,8 @@ ShmRegion* shm_region_for(const CommRef& comm, SelectionKey key, std::size_t slo
       using Policy = ShmRegion::Writes::Policy;
       stage->writes.policy = writes == "plain" ? Policy::plain
                              : writes == "non_temporal" ? Policy::non_temporal : Policy::automatic;
-      stage->past_caches_min = past_caches_threshold(rt.tunables().nt_min, std::max(c.size(), rt.local_ranks()));
+      stage->past_caches_min =
+          past_caches_threshold(rt.tunables().nt_min, std::max(c.size(), rt.local_ranks()), rt.cores());
     }
     region->staged_ = std::move(stage);
   }

@@ -1,6 +1,5 @@
 #include "common/memory_copy.hpp"
 
-#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -131,18 +130,14 @@ std::size_t past_caches_threshold(std::size_t configured) noexcept {
   return std::max(bytes / 4, kMiB);
 }
 
-std::size_t past_caches_threshold(std::size_t configured, int ranks_on_node) noexcept {
+std::size_t past_caches_threshold(std::size_t configured, int ranks_on_node, int usable_cpus) noexcept {
   if (configured) return configured;
   const LastLevelCache llc = last_level_cache();
   const std::size_t bytes = llc.bytes ? llc.bytes : 32 * kMiB;
-  // Ranks per cache: the node's ranks spread over the caches of the CPUs this process may run on (its
-  // affinity mask: a container limited to 2 CPUs of a large host has one cache's worth), all of them on
-  // one cache when they outnumber its CPUs there.
-  long usable = 0;
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof set, &set) == 0) usable = CPU_COUNT(&set);
-  if (usable <= 0) usable = std::max(1L, sysconf(_SC_NPROCESSORS_ONLN));
-  const long caches = std::max(1L, usable / std::max(1, llc.cpus));
+  // Ranks per cache: the node's ranks spread over the caches of the CPUs this process may run on (a
+  // container limited to 2 CPUs of a large host has one cache's worth), all of them on one cache when
+  // they outnumber its CPUs there.
+  const long caches = std::max(1L, static_cast<long>(std::max(usable_cpus, 1)) / std::max(1, llc.cpus));
   const long ranks = std::max(1L, (static_cast<long>(ranks_on_node) + caches - 1) / caches);
   return std::max(bytes / static_cast<std::size_t>(ranks), kMiB);
 }

@@ -23,8 +23,9 @@ LastLevelCache last_level_cache() noexcept;
 // fourteenth session), at least 1 MiB, from an assumed 32 MiB cache when the size is unknown:
 // - point to point (one stream into one receive buffer): a quarter of the last-level cache;
 // - a collective's results, where `ranks_on_node` ranks each fill a receive buffer at once: the cache's
-//   share of one rank (its size over the ranks that share one, spread evenly over the node's caches).
+//   share of one rank (its size over the ranks that share one, spread evenly over the caches of the
+//   `usable_cpus` this process may run on).
 std::size_t past_caches_threshold(std::size_t configured) noexcept;
-std::size_t past_caches_threshold(std::size_t configured, int ranks_on_node) noexcept;
+std::size_t past_caches_threshold(std::size_t configured, int ranks_on_node, int usable_cpus) noexcept;
 
 }  // namespace fabmpi

@@ -52,7 +52,7 @@ TEST_CASE("past-caches thresholds", "[memory_copy]") {
   const std::size_t mib = std::size_t(1) << 20;
   // FABMPI_NT_MIN, when set, is the answer for both.
   REQUIRE(past_caches_threshold(12345) == 12345);
-  REQUIRE(past_caches_threshold(1, 64) == 1);
+  REQUIRE(past_caches_threshold(1, 64, 4) == 1);
   // Automatic: at least 1 MiB; a collective's share never exceeds the cache, and more ranks on the node
   // never raise it.
   const fabmpi::LastLevelCache llc = fabmpi::last_level_cache();
@@ -60,11 +60,11 @@ TEST_CASE("past-caches thresholds", "[memory_copy]") {
   const std::size_t pt2pt = past_caches_threshold(0);
   REQUIRE(pt2pt >= mib);
   if (llc.bytes) REQUIRE(pt2pt == std::max(llc.bytes / 4, mib));
-  std::size_t previous = past_caches_threshold(0, 1);
+  std::size_t previous = past_caches_threshold(0, 1, 4);
   REQUIRE(previous >= mib);
   if (llc.bytes) REQUIRE(previous == std::max(llc.bytes, mib));
   for (int ranks : {2, 3, 4, 8, 16, 64, 1024}) {
-    const std::size_t t = past_caches_threshold(0, ranks);
+    const std::size_t t = past_caches_threshold(0, ranks, 4);
     REQUIRE(t >= mib);
     REQUIRE(t <= previous);
     previous = t;
