@@ -5,7 +5,8 @@
 //               size); costs one of the receiver's eager credits for that peer.
 //   eager_sync  eager, and the receiver acks when matched (MPI_Ssend).
 //   rendezvous  above FABMPI_EAGER_MAX or when out of credits: a ready-to-send with (addr, key); once
-//               matched the receiver reads the data in FABMPI_RNDV_CHUNK pieces straight into the user
+//               matched the receiver reads the data in pieces (Transport::read_piece, or
+//               FABMPI_RNDV_CHUNK) straight into the user
 //               buffer (or a bounce buffer for non-contiguous types) and sends fin.
 // Flow control: an unexpected eager message is copied out of the receive pool and kept until matched;
 // the receiver returns credits only when such messages are consumed, so a flood of unexpected sends is
@@ -125,7 +126,7 @@ struct Engine::Impl final : TransportSink {
   std::size_t eager_max = 0;       // libfabric and self
   std::size_t native_eager_max = 0;  // native shared memory (FABMPI_SHM_EAGER_MAX)
   std::size_t tcp_eager_max = 0;     // tcp;ofi_rxm (FABMPI_TCP_EAGER_MAX)
-  std::size_t rndv_chunk = 0;
+  std::size_t rndv_chunk = 0;       // FABMPI_RNDV_CHUNK; 0: each transport's read_piece()
   std::size_t past_caches_min = 0;  // contiguous rendezvous receives this large: ReadPlacement::memory
   long long credit_limit = 0;
   std::unique_ptr<Transport> self, shm, tcp;  // shm: libfabric's shm provider (FABMPI_NETMOD=ofi-shm)
@@ -304,7 +305,7 @@ Rc Engine::Impl::open(Engine*) {
   eager_max = t.eager_max;
   native_eager_max = t.shm_eager_max;
   tcp_eager_max = t.tcp_eager_max;
-  rndv_chunk = std::max<std::size_t>(t.rndv_chunk, 4096);
+  rndv_chunk = t.rndv_chunk == 0 ? 0 : std::max<std::size_t>(t.rndv_chunk, 4096);
   past_caches_min = past_caches_threshold(t.nt_min);
   credit_limit = std::max<long long>(t.eager_credits, 1);
   peers.resize(static_cast<std::size_t>(end));
@@ -391,7 +392,8 @@ Rc Engine::Impl::open(Engine*) {
     else if (p.transport == tcp.get()) p.eager_limit = tcp_eager_max;
   }
   FABMPI_LOG(info, pt2pt,
-             "engine up: eager %zu (native shm %zu, tcp %zu), chunk %zu, past caches from %zu, credits %lld, "
+             "engine up: eager %zu (native shm %zu, tcp %zu), read pieces %zu (0: each transport's), past caches "
+             "from %zu, credits %lld, "
              "native shm %s, ofi shm %s, tcp %s",
              eager_max, native_eager_max, tcp_eager_max, rndv_chunk, past_caches_min, credit_limit,
              native ? "on" : "off", shm ? "on" : "off", tcp ? "on" : "off");
@@ -675,9 +677,10 @@ void Engine::Impl::deliver(const RecvOpRef& op, const WireHeader& h, const void*
       dest = reinterpret_cast<char*>(op->bounce.data());
     }
     Transport* t = &transport(h.src_world);
-    op->reads_left = (op->bytes + rndv_chunk - 1) / rndv_chunk;
-    for (std::size_t off = 0; off < op->bytes; off += rndv_chunk) {
-      const std::size_t n = std::min(rndv_chunk, op->bytes - off);
+    const std::size_t piece = rndv_chunk ? rndv_chunk : t->read_piece();
+    op->reads_left = (op->bytes + piece - 1) / piece;
+    for (std::size_t off = 0; off < op->bytes; off += piece) {
+      const std::size_t n = std::min(piece, op->bytes - off);
       const std::uint64_t token = kReadTokenBit | next_op++;
       reads[token] = op;
       Rc rc = t->read(h.src_world, dest + off, n, h.raddr + off, h.rkey, token, placement);

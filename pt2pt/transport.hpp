@@ -58,6 +58,9 @@ class Transport {
   // Reads `bytes` from the peer's exposed memory at (raddr, rkey) into `local`; on_complete(token).
   virtual Rc read(int peer, void* local, std::size_t bytes, std::uint64_t raddr, std::uint64_t rkey,
                   std::uint64_t token, ReadPlacement placement) = 0;
+  // The largest piece the engine reads as one operation (FABMPI_RNDV_CHUNK=0, the default): larger
+  // rendezvous receives are read in pieces this size, all in flight at once.
+  virtual std::size_t read_piece() const noexcept { return std::size_t{1} << 20; }
   // Delivers arrivals and completions to the sink. Returns the number of events handled.
   virtual int poll(TransportSink& sink) = 0;
   // Operations accepted but not yet completed (for quiesce).
