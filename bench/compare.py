@@ -438,8 +438,9 @@ def write_report(args, path, camp, mpis, built, ncores, ref):
     L = []
     L.append("# fabmpi benchmark comparison")
     L.append("")
-    L.append("Generated %s on `%s` (%d cores, %s), by:" % (
-        datetime.datetime.now().strftime("%Y-%m-%d %H:%M"), platform.node(), ncores, platform.machine()))
+    # A report rebuilt from JSON (--from-json) keeps the time of the runs.
+    when = getattr(args, "finished", None) or datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
+    L.append("Generated %s on `%s` (%d cores, %s), by:" % (when, platform.node(), ncores, platform.machine()))
     L.append("")
     argv = getattr(args, "orig_argv", None) or sys.argv
     L.append("    " + " ".join(shlex.quote(a) for a in [os.path.relpath(argv[0], ROOT)] + argv[1:]))
@@ -477,6 +478,9 @@ def write_report(args, path, camp, mpis, built, ncores, ref):
                  "copy from another process (`xcopy_cma_MBps`: the single-copy path MPICH and Open MPI use on "
                  "a node)." % (ref, ref, ref, ref, ref, ref, ref))
         L.append("")
+    L.append("Point to point with more than 2 ranks (`osu_style`): ranks run in pairs (0,1), (2,3)... all at once, "
+             "and each value is the slowest pair's (the time until every pair has finished).")
+    L.append("")
     if camp.failures:
         L.append("## Failures")
         L.append("")
@@ -717,6 +721,7 @@ def from_json(args, all_mpis, ncores):
     args.orig_argv = data.get("argv")
     args.reps = data.get("reps", args.reps)
     args.loadavg = data.get("loadavg")
+    args.finished = data.get("finished")
     args.tcp = "--tcp" in (args.orig_argv or [])
     args.rt = data.get("rt", 0)
     tag = os.path.splitext(os.path.basename(args.out))[0]
@@ -828,9 +833,10 @@ def main():
 
     ran = {r["mpi"] for r in camp.records}
     ref = args.ref or ("fabmpi" if "fabmpi" in ran else next((m.name for m in mpis if m.name in ran), None))
+    args.finished = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
     write_report(args, args.out, camp, mpis, built, ncores, ref)
     with open(os.path.splitext(args.out)[0] + ".json", "w") as f:
-        json.dump({"argv": sys.argv, "runs": camp.runs, "loadavg": args.loadavg, "reps": args.reps, "rt": args.rt, "records": camp.records, "failures": camp.failures,
+        json.dump({"argv": sys.argv, "finished": args.finished, "runs": camp.runs, "loadavg": args.loadavg, "reps": args.reps, "rt": args.rt, "records": camp.records, "failures": camp.failures,
                    "mpis": {m.name: {"version": m.version, "launch": m.describe(args.tcp, ncores, args.rt)} for m in mpis}},
                   f, indent=1)
     if not args.no_plot and not args.quick:
