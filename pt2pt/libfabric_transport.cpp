@@ -150,8 +150,8 @@ class LibfabricTransport final : public Transport {
 
   // Over TCP a read is answered by one send of the whole piece, and Linux (6.18 here) sends 1 MiB or
   // more at once far slower than a little less: raw loopback sockets, one send per message, 1 MiB - 1 KiB
-  // 87-112 us against 167-211 us for 1 MiB. fabmpi's reads of 960 KiB measured 1.3-1.5x faster than of
-  // 1 MiB over `net` (ping-pong 1-4 MiB, bw 1-4 MiB); 256 / 512 KiB pieces were slower than 960 KiB.
+  // 89-112 us against 167-211 us for 1 MiB. fabmpi's reads of 960 KiB measured 1.1-1.4x faster than of
+  // 1 MiB over `net` (ping-pong 1-4 MiB, bw 1-4 MiB); 256 KiB pieces were slower than 1 MiB.
   std::size_t read_piece() const noexcept override {
     return options_.provider == "shm" ? std::size_t{1} << 20 : std::size_t{960} << 10;
   }
