@@ -170,6 +170,9 @@ int main(int argc, char **argv)
         fflush(stdout);
     }
     close(done_pipe[1]);
+    free(dst);
+    free(priv);
+    munmap(shared, (size_t)maxsz);
     if (waitpid(owner, &status, 0) != owner || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return 2;
     return i < n ? 2 : 0;
 }
