@@ -78,7 +78,8 @@ struct Op {
 
 class LibfabricTransport final : public Transport {
  public:
-  explicit LibfabricTransport(const LibfabricOptions& o) : options_(o) {
+  explicit LibfabricTransport(const LibfabricOptions& o)
+      : options_(o), read_piece_(o.provider == "shm" ? std::size_t{1} << 20 : std::size_t{960} << 10) {
     peers_.assign(static_cast<std::size_t>(o.world_size), FI_ADDR_NOTAVAIL);
   }
   ~LibfabricTransport() override {
@@ -152,9 +153,7 @@ class LibfabricTransport final : public Transport {
   // more at once far slower than a little less: raw loopback sockets, one send per message, 1 MiB - 1 KiB
   // 89-112 us against 167-211 us for 1 MiB. fabmpi's reads of 960 KiB measured 1.1-1.4x faster than of
   // 1 MiB over `net` (ping-pong 1-4 MiB, bw 1-4 MiB); 256 KiB pieces were slower than 1 MiB.
-  std::size_t read_piece() const noexcept override {
-    return options_.provider == "shm" ? std::size_t{1} << 20 : std::size_t{960} << 10;
-  }
+  std::size_t read_piece() const noexcept override { return read_piece_; }
 
   int poll(TransportSink& sink) override;
   std::size_t pending() const noexcept override { return outstanding_; }
@@ -306,6 +305,7 @@ class LibfabricTransport final : public Transport {
   }
 
   LibfabricOptions options_;
+  std::size_t read_piece_;  // see read_piece()
   InfoHandle info_;
   FabricHandle fabric_;
   DomainHandle domain_;
