@@ -363,6 +363,7 @@ Rc Engine::Impl::open(Engine*) {
     // Streaming needs the sender on a core of its own while it serves the read; oversubscribed, the
     // receiver's single copy (CMA) does not wait for a descheduled sender.
     o.stream_reads = t.shm_stream && !runtime.oversubscribed();
+    o.mapped_reads = t.shm_mapped;
     // Ranks that share cores wait microseconds per message for the scheduler: the rings' first-lap page
     // faults (~90 ns per message) do not show there, while populating all of them at MPI_Init would.
     o.populate_rings = !runtime.oversubscribed();
@@ -422,6 +423,7 @@ Engine::Stats Engine::stats() const noexcept {
   s.eager_sent = impl_->eager_sent;
   s.rendezvous_sent = impl_->rendezvous_sent;
   s.unexpected_arrivals = impl_->unexpected_arrivals[user];
+  if (impl_->native) s.mapped_reads = impl_->native->mapped_reads();
   return s;
 }
 

@@ -33,6 +33,8 @@ struct ShmOptions {
   // Stream rendezvous data through the rings even where CMA works (each of the two ranks copies once,
   // in parallel), CMA only for a sender that does not answer: for ranks that each have a core.
   bool stream_reads = true;
+  // Copy large messages sent from a peer's shared heap (MPI_Alloc_mem) out of a mapping of its memory.
+  bool mapped_reads = true;
   // Map (and allocate) the pages of this rank's rings at MPI_Init rather than on first touch (for nodes of
   // at most 32 ranks; see NativeShm::attach).
   bool populate_rings = true;

@@ -65,6 +65,8 @@ class Transport {
   virtual int poll(TransportSink& sink) = 0;
   // Operations accepted but not yet completed (for quiesce).
   virtual std::size_t pending() const noexcept = 0;
+  // Reads served by one copy out of a mapping of the peer's memory (native shm, shared heap), so far.
+  virtual std::uint64_t mapped_reads() const noexcept { return 0; }
   // Drops what the transport knows of how to reach `peer` (a process of another job that disconnected:
   // it may exit, and a new process may then come up at the same address). The next send looks it up
   // again. Nothing may be in flight to it.

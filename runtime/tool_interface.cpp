@@ -150,6 +150,11 @@ ToolInterface::ToolInterface() {
            "Point-to-point messages that arrived before the application posted their receive (they wait in "
            "the unexpected queue; the library's own collective and internal traffic is not counted)",
            MPI_T_PVAR_CLASS_COUNTER, PvarSource::unexpected_arrivals);
+  add_pvar("rendezvous_reads_mapped",
+           "Rendezvous reads (pieces of up to 1 MiB) this process copied straight out of a mapping of the "
+           "sender's memory: messages from MPI_Alloc_mem memory of another rank on the node (native shared "
+           "memory; FABMPI_ALLOC_MEM_SHARED_MIN, FABMPI_SHM_MAPPED)",
+           MPI_T_PVAR_CLASS_COUNTER, PvarSource::mapped_reads);
 }
 
 Rc ToolInterface::finalize() {
@@ -293,6 +298,7 @@ std::uint64_t ToolInterface::raw(PvarSource source, Runtime* rt) const noexcept 
     case PvarSource::eager_sent: return carried + s.eager_sent;
     case PvarSource::rendezvous_sent: return carried + s.rendezvous_sent;
     case PvarSource::unexpected_arrivals: return carried + s.unexpected_arrivals;
+    case PvarSource::mapped_reads: return carried + s.mapped_reads;
   }
   return 0;
 }
@@ -302,6 +308,7 @@ void ToolInterface::runtime_ending(Runtime& rt) noexcept {
   carried_[static_cast<int>(PvarSource::eager_sent)] += s.eager_sent;
   carried_[static_cast<int>(PvarSource::rendezvous_sent)] += s.rendezvous_sent;
   carried_[static_cast<int>(PvarSource::unexpected_arrivals)] += s.unexpected_arrivals;
+  carried_[static_cast<int>(PvarSource::mapped_reads)] += s.mapped_reads;
 }
 
 std::uint64_t ToolInterface::value(const PvarHandle& handle, Runtime* rt) const noexcept {

@@ -1,0 +1,135 @@
+// The process's shared heap (see shared_heap.hpp).
+#include "pt2pt/shared_heap.hpp"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <new>
+
+#include "common/log.hpp"
+
+namespace fabmpi::pt2pt {
+
+SharedHeap& SharedHeap::instance() {
+  static SharedHeap heap;  // regions a program never freed stay mapped until exit, like malloc'd memory
+  return heap;
+}
+
+std::size_t SharedHeap::header_bytes() noexcept {
+  static const std::size_t page = [] {
+    const long p = sysconf(_SC_PAGESIZE);
+    return p > 0 ? static_cast<std::size_t>(p) : std::size_t{4096};
+  }();
+  return page;
+}
+
+void* SharedHeap::allocate(std::size_t bytes) noexcept {
+  const std::size_t page = header_bytes();
+  if (bytes > (SIZE_MAX >> 1)) return nullptr;
+  const std::size_t mapped = page + (bytes + page - 1) / page * page;
+  {
+    // A kept region that fits, not more than twice as large (the smallest such).
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto best = kept_.end();
+    for (auto k = kept_.begin(); k != kept_.end(); ++k)
+      if (k->mapped_bytes >= mapped && k->mapped_bytes - page <= 2 * (mapped - page) &&
+          (best == kept_.end() || k->mapped_bytes < best->mapped_bytes))
+        best = k;
+    if (best != kept_.end()) {
+      Region r = *best;
+      kept_.erase(best);
+      kept_bytes_ -= r.mapped_bytes;
+      r.user_bytes = bytes;
+      unsigned char* user = r.base + page;
+      reinterpret_cast<SharedRegionHeader*>(r.base)->user_bytes = bytes;
+      regions_.emplace(reinterpret_cast<std::uintptr_t>(user), r);
+      count_.fetch_add(1, std::memory_order_relaxed);
+      return user;
+    }
+  }
+  // MFD_CLOEXEC: a program that execs keeps no hold on it. No name in /dev/shm: nothing to clean up when
+  // the process dies, and /dev/shm's size limit does not apply.
+  const int fd = memfd_create("fabmpi-alloc-mem", MFD_CLOEXEC);
+  if (fd < 0) {
+    FABMPI_LOG(info, pt2pt, "MPI_Alloc_mem: memfd_create: %s; private memory instead", strerror(errno));
+    return nullptr;
+  }
+  if (ftruncate(fd, static_cast<off_t>(mapped)) != 0) {
+    FABMPI_LOG(info, pt2pt, "MPI_Alloc_mem: sizing a %zu-byte memfd: %s; private memory instead", mapped,
+               strerror(errno));
+    close(fd);
+    return nullptr;
+  }
+  void* p = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (p == MAP_FAILED) {
+    FABMPI_LOG(info, pt2pt, "MPI_Alloc_mem: mapping a %zu-byte memfd: %s; private memory instead", mapped,
+               strerror(errno));
+    close(fd);
+    return nullptr;
+  }
+  auto* base = static_cast<unsigned char*>(p);
+  unsigned char* user = base + page;
+  std::lock_guard<std::mutex> lock(mutex_);
+  const std::uint64_t id = next_id_++;
+  auto* header = new (base) SharedRegionHeader{SharedRegionHeader::kMagic, id,
+                                               reinterpret_cast<std::uint64_t>(user), bytes, {}};
+  header->live.store(1, std::memory_order_release);
+  Region r;
+  r.fd = fd;
+  r.user_bytes = bytes;
+  r.mapped_bytes = mapped;
+  r.base = base;
+  r.key = SharedRegionKey::make(fd, id);  // 0 (never mapped by peers) for fds past 2^24
+  regions_.emplace(reinterpret_cast<std::uintptr_t>(user), r);
+  count_.fetch_add(1, std::memory_order_relaxed);
+  return user;
+}
+
+bool SharedHeap::release(void* p) noexcept {
+  if (count_.load(std::memory_order_relaxed) == 0) return false;
+  std::vector<Region> dropped;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = regions_.find(reinterpret_cast<std::uintptr_t>(p));
+    if (it == regions_.end()) return false;
+    Region r = it->second;
+    regions_.erase(it);
+    count_.fetch_sub(1, std::memory_order_relaxed);
+    if (r.mapped_bytes > kKeepBytes) {
+      dropped.push_back(r);
+    } else {
+      kept_.push_back(r);
+      kept_bytes_ += r.mapped_bytes;
+      while (kept_.size() > kKeepRegions || kept_bytes_ > kKeepBytes) {
+        dropped.push_back(kept_.front());
+        kept_bytes_ -= kept_.front().mapped_bytes;
+        kept_.erase(kept_.begin());
+      }
+    }
+  }
+  for (const Region& r : dropped) drop(r);
+  return true;
+}
+
+void SharedHeap::drop(const Region& r) noexcept {
+  // Peers that mapped the region see this and unmap it at their next sweep; until then its pages live on.
+  reinterpret_cast<SharedRegionHeader*>(r.base)->live.store(0, std::memory_order_release);
+  munmap(r.base, r.mapped_bytes);
+  close(r.fd);
+}
+
+std::uint64_t SharedHeap::key_of(const void* p, std::size_t bytes) const noexcept {
+  if (count_.load(std::memory_order_relaxed) == 0) return 0;
+  const auto addr = reinterpret_cast<std::uintptr_t>(p);
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = regions_.upper_bound(addr);  // the first region starting after addr
+  if (it == regions_.begin()) return 0;
+  --it;
+  const std::uintptr_t start = it->first;
+  if (addr - start > it->second.user_bytes || bytes > it->second.user_bytes - (addr - start)) return 0;
+  return it->second.key;
+}
+
+}  // namespace fabmpi::pt2pt
