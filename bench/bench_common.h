@@ -36,6 +36,7 @@ typedef struct {
     const char *only;   /* comma list of tests to run, NULL = all */
     long sizes[64];     /* explicit size list (overrides min/max) */
     int nsizes;
+    int alloc_mem;      /* --alloc-mem: message buffers from MPI_Alloc_mem (programs that support it) */
 } bench_opts;
 
 static inline void bench_die(const char *what)
@@ -59,7 +60,7 @@ static inline void bench_usage(const char *prog, const char *extra)
 {
     fprintf(stderr,
             "usage: %s [--quick] [--target-ms MS] [--min-iters N] [--max-iters N]\n"
-            "          [--min-size B] [--max-size B] [--sizes B,B,...] [--only a,b,...]\n"
+            "          [--min-size B] [--max-size B] [--sizes B,B,...] [--only a,b,...] [--alloc-mem]\n"
             "sizes accept k/m suffixes (KiB/MiB). %s\n",
             prog, extra ? extra : "");
 }
@@ -77,6 +78,8 @@ static inline void bench_parse_args(int argc, char **argv, bench_opts *o, const 
         const char *v = (i + 1 < argc) ? argv[i + 1] : NULL;
         if (!strcmp(a, "--quick")) {
             o->quick = 1;
+        } else if (!strcmp(a, "--alloc-mem")) {
+            o->alloc_mem = 1;
         } else if (!strcmp(a, "--target-ms") && v) {
             o->target_ms = atof(v); i++;
         } else if (!strcmp(a, "--min-iters") && v) {
