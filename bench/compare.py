@@ -320,6 +320,14 @@ def campaign(args, mpis, built, extras, ncores):
                     cmd = mpi.command(np, tcp, [os.path.join(d, "osu_style")] + quick + args.osu_args, ncores, args.rt)
                     c.execute(tag + " osu_style", cmd, env, mode, np, mpi.name, rep, "osu_style",
                               ["pingpong_latency_us", "bw_MBps", "bibw_MBps"], tmo)
+                    if np == 2 and not tcp and not args.no_alloc_mem:
+                        # The same tests with buffers from MPI_Alloc_mem, from 64 KiB (below that every MPI
+                        # copies through its own shared memory, whatever the buffer).
+                        am_args = ["--alloc-mem"] + (quick if args.quick else ["--min-size", "65536"])
+                        cmd = mpi.command(np, tcp, [os.path.join(d, "osu_style")] + am_args + args.osu_args, ncores,
+                                          args.rt)
+                        c.execute(tag + " osu_style --alloc-mem", cmd, env, mode, np, mpi.name, rep, "osu_style",
+                                  ["pingpong_latency_alloc_mem_us", "bw_alloc_mem_MBps", "bibw_alloc_mem_MBps"], tmo)
                     cmd = mpi.command(np, tcp, [os.path.join(d, "coll")] + coll_args + args.coll_args, ncores, args.rt)
                     c.execute(tag + " coll", cmd, env, mode, np, mpi.name, rep, "coll",
                               [x + "_latency_us" for x in COLLECTIVES], tmo)
@@ -414,7 +422,8 @@ def ratio_of(metric, ref_value, other_values):
     return ref_value / max(other_values)
 
 
-METRIC_ORDER = (["launch_wall_ms", "init_us", "pingpong_latency_us", "bw_MBps", "bibw_MBps"]
+METRIC_ORDER = (["launch_wall_ms", "init_us", "pingpong_latency_us", "bw_MBps", "bibw_MBps",
+                 "pingpong_latency_alloc_mem_us", "bw_alloc_mem_MBps", "bibw_alloc_mem_MBps"]
                 + [c + "_latency_us" for c in COLLECTIVES]
                 + ["memcpy_MBps", "xcopy_cma_MBps", "xcopy_shared_MBps", "fi_pingpong_latency_us"])
 
@@ -481,6 +490,11 @@ def write_report(args, path, camp, mpis, built, ncores, ref):
     L.append("Point to point with more than 2 ranks (`osu_style`): ranks run in pairs (0,1), (2,3)... all at once, "
              "and each value is the slowest pair's (the time until every pair has finished).")
     L.append("")
+    L.append("`*_alloc_mem_*` (np=2, shared memory, 64 KiB and up): the same point-to-point tests with both buffers "
+             "from `MPI_Alloc_mem` instead of `malloc` (`osu_style --alloc-mem`), memory an MPI may make special for "
+             "message passing (MPI-3.1 section 8.2). fabmpi's is shared with the node, so the receiver copies a "
+             "large message once, straight out of the sender's buffer.")
+    L.append("")
     if camp.failures:
         L.append("## Failures")
         L.append("")
@@ -537,8 +551,8 @@ def write_report(args, path, camp, mpis, built, ncores, ref):
         L.append("_%s_" % unit)
         L.append("")
         show_ratio = ref in cols and len(cols) > 1 and mode != "raw"
-        show_memcpy = metric == "bw_MBps" and ref in cols and memcpy
-        show_cma = metric == "bw_MBps" and ref in cols and cma
+        show_memcpy = metric in ("bw_MBps", "bw_alloc_mem_MBps") and ref in cols and memcpy
+        show_cma = metric in ("bw_MBps", "bw_alloc_mem_MBps") and ref in cols and cma
         states_here = by_state.get((mode, np, metric), {})
         show_state_ratio = show_ratio and bool(states_here)
         head = ["size"]
@@ -643,6 +657,9 @@ def plot(args, camp, outdir, tag):
                    ("fi_pingpong_latency_us", "raw libfabric ping-pong (µs)"),
                    ("bw_MBps", "streaming bandwidth (MB/s)"),
                    ("bibw_MBps", "bidirectional bandwidth (MB/s)")]),
+        ("alloc_mem", [("pingpong_latency_alloc_mem_us", "ping-pong latency, MPI_Alloc_mem buffers (µs)"),
+                       ("bw_alloc_mem_MBps", "streaming bandwidth, MPI_Alloc_mem buffers (MB/s)"),
+                       ("bibw_alloc_mem_MBps", "bidirectional bandwidth, MPI_Alloc_mem buffers (MB/s)")]),
         ("coll", [(c + "_latency_us", c + " (µs per call)") for c in COLLECTIVES]),
     ]
     for fam, metrics in families:
@@ -652,7 +669,7 @@ def plot(args, camp, outdir, tag):
         fig, axes = plt.subplots(rows, cols, figsize=(5.5 * cols, 3.8 * rows))
         axes = list(axes.flat) if hasattr(axes, "flat") else [axes]
         for ax, (metric, title) in zip(axes, metrics):
-            if metric == "bw_MBps":
+            if metric in ("bw_MBps", "bw_alloc_mem_MBps"):
                 draw(ax, metric, lambda m: m != "raw", title)
                 for label, xs, ys in series("memcpy_MBps", lambda m: m == "raw"):
                     ax.plot(xs, ys, "k--", label="memcpy (1 core)")
@@ -776,6 +793,8 @@ def main():
                     help="rebuild the report and plots from a previous run's JSON; runs nothing")
     ap.add_argument("--plot-only", action="store_true", help="with --from-json: only draw the plots")
     ap.add_argument("--no-raw", action="store_true", help="skip memcpy and raw libfabric runs")
+    ap.add_argument("--no-alloc-mem", action="store_true",
+                    help="skip the np=2 point-to-point runs with MPI_Alloc_mem buffers")
     ap.add_argument("--rt", type=int, default=0, metavar="PRIO",
                     help="run launchers and ranks under `chrt -f PRIO` when np <= cores (root only): takes "
                          "other work on a shared machine out of the comparison; every MPI alike")

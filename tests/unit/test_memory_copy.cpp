@@ -1,6 +1,8 @@
-// common/memory_copy: the non-temporal copy against memcpy at every alignment and length that changes
+// common/memory_copy: the non-temporal copy (and the copy that takes the source's lines) against memcpy at every alignment and length that changes
 // its path (head up to the first 16-byte boundary, 64-byte blocks, tail), and the past-caches thresholds.
 #include <catch2/catch.hpp>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstddef>
@@ -69,4 +71,54 @@ TEST_CASE("past-caches thresholds", "[memory_copy]") {
     REQUIRE(t <= previous);
     previous = t;
   }
+}
+
+TEST_CASE("copy_and_own_source copies the range and leaves the source as it was", "[memory_copy]") {
+  std::vector<unsigned char> src(4096 + 128), dst(4096 + 256);
+  for (std::size_t i = 0; i < src.size(); ++i) src[i] = pattern(i);
+  for (bool past_caches : {false, true}) {
+    for (std::size_t dst_offset = 0; dst_offset < 64; dst_offset += 5) {
+      for (std::size_t src_offset : {0, 1, 8, 15, 16, 33, 63}) {
+        for (std::size_t n : {0, 1, 15, 16, 17, 63, 64, 65, 127, 128, 129, 200, 1000, 4096}) {
+          std::fill(dst.begin(), dst.end(), 0xEE);
+          fabmpi::copy_and_own_source(dst.data() + dst_offset, src.data() + src_offset, n, past_caches);
+          for (std::size_t i = 0; i < dst.size(); ++i) {
+            const bool inside = i >= dst_offset && i < dst_offset + n;
+            const unsigned char want = inside ? pattern(src_offset + (i - dst_offset)) : 0xEE;
+            if (dst[i] != want) {
+              INFO("past_caches " << past_caches << " dst_offset " << dst_offset << " src_offset " << src_offset
+                                  << " n " << n << " byte " << i);
+              REQUIRE(static_cast<int>(dst[i]) == static_cast<int>(want));
+            }
+          }
+          for (std::size_t i = 0; i < src.size(); ++i)
+            if (src[i] != pattern(i)) {
+              INFO("source byte " << i << " changed");
+              REQUIRE(static_cast<int>(src[i]) == static_cast<int>(pattern(i)));
+            }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("copy_and_own_source touches nothing outside the source range", "[memory_copy]") {
+  // The range sits between two inaccessible pages: a load or store one byte outside it faults.
+  const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  void* p = mmap(nullptr, 4 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  REQUIRE(p != MAP_FAILED);
+  auto* base = static_cast<unsigned char*>(p);
+  REQUIRE(mprotect(base, page, PROT_NONE) == 0);
+  REQUIRE(mprotect(base + 3 * page, page, PROT_NONE) == 0);
+  std::vector<unsigned char> dst(2 * page);
+  for (std::size_t i = 0; i < 2 * page; ++i) base[page + i] = pattern(i);
+  for (std::size_t start : {std::size_t{0}, std::size_t{1}, std::size_t{37}}) {
+    for (std::size_t n : {2 * page - start, 2 * page - start - 1, 2 * page - start - 63}) {
+      for (bool past_caches : {false, true}) {
+        fabmpi::copy_and_own_source(dst.data(), base + page + start, n, past_caches);
+        for (std::size_t i = 0; i < n; ++i) REQUIRE(dst[i] == pattern(start + i));
+      }
+    }
+  }
+  munmap(p, 4 * page);
 }
