@@ -32,6 +32,7 @@ void* SharedHeap::allocate(std::size_t bytes) noexcept {
   {
     // A kept region that fits, not more than twice as large (the smallest such).
     std::lock_guard<std::mutex> lock(mutex_);
+    if (kept_.empty() && regions_.size() >= kMaxRegions) return nullptr;
     auto best = kept_.end();
     for (auto k = kept_.begin(); k != kept_.end(); ++k)
       if (k->mapped_bytes >= mapped && k->mapped_bytes - page <= 2 * (mapped - page) &&
@@ -72,6 +73,17 @@ void* SharedHeap::allocate(std::size_t bytes) noexcept {
   auto* base = static_cast<unsigned char*>(p);
   unsigned char* user = base + page;
   std::lock_guard<std::mutex> lock(mutex_);
+  if (regions_.size() + kept_.size() >= kMaxRegions) {
+    // Another thread took the last slot meanwhile; or kept regions fill it: drop the oldest.
+    if (kept_.empty()) {
+      munmap(p, mapped);
+      close(fd);
+      return nullptr;
+    }
+    drop(kept_.front());
+    kept_bytes_ -= kept_.front().mapped_bytes;
+    kept_.erase(kept_.begin());
+  }
   const std::uint64_t id = next_id_++;
   auto* header = new (base) SharedRegionHeader{SharedRegionHeader::kMagic, id,
                                                reinterpret_cast<std::uint64_t>(user), bytes, {}};

@@ -71,6 +71,10 @@ class SharedHeap {
   // time (4 MiB, 500 times between 2 ranks: 2.9 s against 0.2 with malloc, which reuses its heap);
   // a reused region keeps its key, so a peer's mapping of it stays valid too.
   static constexpr std::size_t kKeepRegions = 16;
+  // Each region holds a file descriptor, and descriptors are the application's too (RLIMIT_NOFILE bounds
+  // their numbers, usually to 1024; select() cannot watch numbers past 1023): beyond this many regions
+  // (live and kept), MPI_Alloc_mem hands out private memory.
+  static constexpr std::size_t kMaxRegions = 64;
   static constexpr std::size_t kKeepBytes = std::size_t{64} << 20;
   void drop(const Region& r) noexcept;  // marks freed for peers, unmaps, closes
 

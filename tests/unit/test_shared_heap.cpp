@@ -8,6 +8,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 #include "pt2pt/shared_heap.hpp"
 
@@ -79,4 +80,22 @@ TEST_CASE("shared heap drops what it cannot keep and marks it freed", "[shared_h
   REQUIRE(heap.release(p));
   CHECK(header->live.load() == 0);
   munmap(view, SharedHeap::header_bytes());
+}
+
+TEST_CASE("shared heap holds a bounded number of descriptors", "[shared_heap]") {
+  SharedHeap& heap = SharedHeap::instance();
+  std::vector<void*> blocks;
+  for (int i = 0; i < 100; ++i) {
+    void* p = heap.allocate(65536);
+    if (!p) break;
+    blocks.push_back(p);
+  }
+  // The cap is reached (MPI_Alloc_mem then hands out private memory), whatever earlier tests kept.
+  CHECK(blocks.size() <= 64);
+  CHECK(blocks.size() >= 48);
+  CHECK(heap.allocate(65536) == nullptr);
+  for (void* p : blocks) REQUIRE(heap.release(p));
+  void* again = heap.allocate(65536);
+  CHECK(again != nullptr);
+  if (again) heap.release(again);
 }
