@@ -2,8 +2,10 @@
 #include "pt2pt/shared_heap.hpp"
 
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <new>
@@ -25,9 +27,24 @@ std::size_t SharedHeap::header_bytes() noexcept {
   return page;
 }
 
+std::size_t SharedHeap::largest_region() noexcept {
+  static const std::size_t largest = [] {
+    // A memfd of any size is created and mapped without reserving memory, so an impossible request would
+    // "succeed" and fail later by SIGBUS or the OOM killer: larger than the machine's memory, the request
+    // goes to malloc, which refuses it (MPI_ERR_NO_MEM). And ftruncate past RLIMIT_FSIZE raises SIGXFSZ.
+    const long pages = sysconf(_SC_PHYS_PAGES);
+    std::size_t limit = pages > 0 ? static_cast<std::size_t>(pages) * header_bytes() : (std::size_t{1} << 40);
+    rlimit fsize{};
+    if (getrlimit(RLIMIT_FSIZE, &fsize) == 0 && fsize.rlim_cur != RLIM_INFINITY)
+      limit = std::min(limit, static_cast<std::size_t>(fsize.rlim_cur));
+    return limit > 2 * header_bytes() ? limit - 2 * header_bytes() : 0;
+  }();
+  return largest;
+}
+
 void* SharedHeap::allocate(std::size_t bytes) noexcept {
   const std::size_t page = header_bytes();
-  if (bytes > (SIZE_MAX >> 1)) return nullptr;
+  if (bytes > largest_region()) return nullptr;
   const std::size_t mapped = page + (bytes + page - 1) / page * page;
   {
     // A kept region that fits, not more than twice as large (the smallest such).

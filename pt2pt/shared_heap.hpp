@@ -57,6 +57,8 @@ class SharedHeap {
 
   // The header page's size: the system page size (the caller's bytes start page-aligned after it).
   static std::size_t header_bytes() noexcept;
+  // The largest request allocate() takes (the machine's memory, RLIMIT_FSIZE); larger ones are left to malloc.
+  static std::size_t largest_region() noexcept;
 
  private:
   struct Region {

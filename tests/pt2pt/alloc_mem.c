@@ -163,6 +163,32 @@ int main(int argc, char** argv) {
     MPI_OK(MPI_Free_mem(rbuf));
   }
 
+  /* More than the machine has: refused (MPI_ERR_NO_MEM), not handed out as shared memory that would fail
+   * only when touched. Several blocks larger than the eager limit, all alive: each gets its own memory. */
+  {
+    void* huge = NULL;
+    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    const int rc = MPI_Alloc_mem((MPI_Aint)1 << 60, MPI_INFO_NULL, &huge);
+    int cls = MPI_SUCCESS;
+    MPI_Error_class(rc, &cls);
+    CHECK(cls == MPI_ERR_NO_MEM, "MPI_Alloc_mem(2^60) returned class %d, expected MPI_ERR_NO_MEM", cls);
+    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
+    enum { kBlocks = 8 };
+    unsigned char* blocks[kBlocks];
+    for (int b = 0; b < kBlocks; ++b) {
+      MPI_OK(MPI_Alloc_mem(200000, MPI_INFO_NULL, &blocks[b]));
+      memset(blocks[b], b + 1, 200000);
+    }
+    for (int b = 0; b < kBlocks; ++b)
+      for (int b2 = 0; b2 < kBlocks; ++b2)
+        CHECK(b == b2 || blocks[b] + 200000 <= blocks[b2] || blocks[b2] + 200000 <= blocks[b], "blocks %d and %d overlap",
+              b, b2);
+    for (int b = 0; b < kBlocks; ++b) {
+      CHECK(blocks[b][0] == b + 1 && blocks[b][199999] == b + 1, "block %d was overwritten", b);
+      MPI_OK(MPI_Free_mem(blocks[b]));
+    }
+  }
+
   if (rank == 0) printf("alloc_mem: %d ranks, %d rounds, mapped reads on rank 0: %llu\n", size, round, mapped_reads());
   if (pvar_index >= 0) {
     MPI_OK(MPI_T_pvar_handle_free(session, &mapped_handle));

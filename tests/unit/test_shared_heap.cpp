@@ -99,3 +99,10 @@ TEST_CASE("shared heap holds a bounded number of descriptors", "[shared_heap]") 
   CHECK(again != nullptr);
   if (again) heap.release(again);
 }
+
+TEST_CASE("shared heap leaves impossible sizes to malloc", "[shared_heap]") {
+  // A memfd that large would be created and mapped without complaint, and fail only when touched.
+  CHECK(SharedHeap::largest_region() > (std::size_t{64} << 20));
+  CHECK(SharedHeap::instance().allocate(SharedHeap::largest_region() + 1) == nullptr);
+  CHECK(SharedHeap::instance().allocate(std::size_t{1} << 62) == nullptr);
+}
