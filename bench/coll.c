@@ -16,6 +16,8 @@
  *   metric=<coll>_latency_us size=S value=<mean over ranks of time per call>
  *          max=<slowest rank> np=N iters=I
  *
+ * --alloc-mem: both buffers from MPI_Alloc_mem; metrics <coll>_alloc_mem_latency_us.
+ *
  * Correctness: before timing each cell, one call on patterned data is checked
  * element by element on every rank; a mismatch aborts with "bench: FAILED".
  */
@@ -156,8 +158,16 @@ int main(int argc, char **argv)
     }
     for (j = 0; j < nsz; j++)
         if (sizes[j] > maxsize) maxsize = sizes[j];
-    g_s = (unsigned char *)bench_alloc((size_t)(maxsize * g_np));
-    g_r = (unsigned char *)bench_alloc((size_t)(maxsize * g_np));
+    if (o.alloc_mem) {
+        if (MPI_Alloc_mem((MPI_Aint)(maxsize * g_np), MPI_INFO_NULL, &g_s) != MPI_SUCCESS ||
+            MPI_Alloc_mem((MPI_Aint)(maxsize * g_np), MPI_INFO_NULL, &g_r) != MPI_SUCCESS)
+            bench_die("MPI_Alloc_mem");
+        memset(g_s, 0, (size_t)(maxsize * g_np));
+        memset(g_r, 0, (size_t)(maxsize * g_np));
+    } else {
+        g_s = (unsigned char *)bench_alloc((size_t)(maxsize * g_np));
+        g_r = (unsigned char *)bench_alloc((size_t)(maxsize * g_np));
+    }
 
     for (c = 0; c < C_COUNT; c++) {
         if (!bench_selected(&o, coll_name[c])) continue;
@@ -196,14 +206,20 @@ int main(int argc, char **argv)
             MPI_Reduce(&t, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
             MPI_Reduce(&t, &mx, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
             if (g_rank == 0)
-                printf("metric=%s_latency_us size=%ld value=%.3f max=%.3f np=%d iters=%ld%s\n", coll_name[c], size,
+                printf("metric=%s%s_latency_us size=%ld value=%.3f max=%.3f np=%d iters=%ld%s\n", coll_name[c],
+                       o.alloc_mem ? "_alloc_mem" : "", size,
                        sum / g_np * 1e6, mx * 1e6, g_np, iters, bench_probe_text(probe_before, probe_after));
             fflush(stdout);
             if (c == C_BARRIER) break;
         }
     }
-    free(g_s);
-    free(g_r);
+    if (o.alloc_mem) {
+        MPI_Free_mem(g_s);
+        MPI_Free_mem(g_r);
+    } else {
+        free(g_s);
+        free(g_r);
+    }
     MPI_Finalize();
     return 0;
 }
