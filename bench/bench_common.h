@@ -176,6 +176,22 @@ static inline void *bench_alloc(size_t n)
     return p;
 }
 
+/* A message buffer of n zeroed bytes: from MPI_Alloc_mem with --alloc-mem, else malloc. */
+static inline void *bench_buffer(const bench_opts *o, size_t n)
+{
+    void *p = NULL;
+    if (!o->alloc_mem) return bench_alloc(n);
+    if (MPI_Alloc_mem((MPI_Aint)(n ? n : 1), MPI_INFO_NULL, &p) != MPI_SUCCESS) bench_die("MPI_Alloc_mem");
+    memset(p, 0, n ? n : 1);
+    return p;
+}
+
+static inline void bench_buffer_free(const bench_opts *o, void *p)
+{
+    if (o->alloc_mem) MPI_Free_mem(p);
+    else free(p);
+}
+
 /* Machine-state probe. On the development VM the two vCPUs sit, from one
  * moment to the next, on one physical core, on two cores sharing a cache,
  * or farther apart: a cache line travels between ranks 0 and 1 in ~25,

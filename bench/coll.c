@@ -158,16 +158,8 @@ int main(int argc, char **argv)
     }
     for (j = 0; j < nsz; j++)
         if (sizes[j] > maxsize) maxsize = sizes[j];
-    if (o.alloc_mem) {
-        if (MPI_Alloc_mem((MPI_Aint)(maxsize * g_np), MPI_INFO_NULL, &g_s) != MPI_SUCCESS ||
-            MPI_Alloc_mem((MPI_Aint)(maxsize * g_np), MPI_INFO_NULL, &g_r) != MPI_SUCCESS)
-            bench_die("MPI_Alloc_mem");
-        memset(g_s, 0, (size_t)(maxsize * g_np));
-        memset(g_r, 0, (size_t)(maxsize * g_np));
-    } else {
-        g_s = (unsigned char *)bench_alloc((size_t)(maxsize * g_np));
-        g_r = (unsigned char *)bench_alloc((size_t)(maxsize * g_np));
-    }
+    g_s = (unsigned char *)bench_buffer(&o, (size_t)(maxsize * g_np));
+    g_r = (unsigned char *)bench_buffer(&o, (size_t)(maxsize * g_np));
 
     for (c = 0; c < C_COUNT; c++) {
         if (!bench_selected(&o, coll_name[c])) continue;
@@ -213,13 +205,8 @@ int main(int argc, char **argv)
             if (c == C_BARRIER) break;
         }
     }
-    if (o.alloc_mem) {
-        MPI_Free_mem(g_s);
-        MPI_Free_mem(g_r);
-    } else {
-        free(g_s);
-        free(g_r);
-    }
+    bench_buffer_free(&o, g_s);
+    bench_buffer_free(&o, g_r);
     MPI_Finalize();
     return 0;
 }

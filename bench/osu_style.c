@@ -238,16 +238,8 @@ int main(int argc, char **argv)
     if (o.max_size > maxbuf) maxbuf = o.max_size;
     for (j = 0; j < o.nsizes; j++)
         if (o.sizes[j] > maxbuf) maxbuf = o.sizes[j];
-    if (o.alloc_mem) {
-        if (MPI_Alloc_mem((MPI_Aint)maxbuf, MPI_INFO_NULL, &sbuf) != MPI_SUCCESS ||
-            MPI_Alloc_mem((MPI_Aint)maxbuf, MPI_INFO_NULL, &rbuf) != MPI_SUCCESS)
-            bench_die("MPI_Alloc_mem");
-        memset(sbuf, 0, (size_t)maxbuf);
-        memset(rbuf, 0, (size_t)maxbuf);
-    } else {
-        sbuf = (unsigned char *)bench_alloc((size_t)maxbuf);
-        rbuf = (unsigned char *)bench_alloc((size_t)maxbuf);
-    }
+    sbuf = (unsigned char *)bench_buffer(&o, (size_t)maxbuf);
+    rbuf = (unsigned char *)bench_buffer(&o, (size_t)maxbuf);
 
     if (bench_selected(&o, "latency")) {
         n = bench_size_list(&o, 0, o.quick ? 4096 : 4L * 1024 * 1024, sizes, 64);
@@ -290,13 +282,8 @@ int main(int argc, char **argv)
             fflush(stdout);
         }
     }
-    if (o.alloc_mem) {
-        MPI_Free_mem(sbuf);
-        MPI_Free_mem(rbuf);
-    } else {
-        free(sbuf);
-        free(rbuf);
-    }
+    bench_buffer_free(&o, sbuf);
+    bench_buffer_free(&o, rbuf);
     MPI_Finalize();
     return 0;
 }
