@@ -104,6 +104,9 @@ struct Peer {
   // Messages the sender cancelled before they were taken in order here: seq -> the sender's op id.
   std::map<std::uint32_t, std::uint64_t> cancel_on_arrival;
   std::size_t eager_limit = 0;                  // largest eager payload over this peer's transport
+  // Contiguous sends of at least this many bytes from memory the peer can map go by rendezvous even under
+  // the eager limit (the peer copies them once, out of its mapping); SIZE_MAX: never (Transport::mapped_send_min).
+  std::size_t mapped_send_min = SIZE_MAX;
   long long credits = 0;                        // eager messages we may still send
   long long owed = 0;                           // credits to return to this peer
 };
@@ -364,6 +367,7 @@ Rc Engine::Impl::open(Engine*) {
     // receiver's single copy (CMA) does not wait for a descheduled sender.
     o.stream_reads = t.shm_stream && !runtime.oversubscribed();
     o.mapped_reads = t.shm_mapped;
+    o.mapped_send_min = t.shm_mapped_min;
     // Ranks that share cores wait microseconds per message for the scheduler: the rings' first-lap page
     // faults (~90 ns per message) do not show there, while populating all of them at MPI_Init would.
     o.populate_rings = !runtime.oversubscribed();
@@ -391,6 +395,7 @@ Rc Engine::Impl::open(Engine*) {
     else p.transport = tcp.get();
     if (p.transport == native.get()) p.eager_limit = native_eager_max;
     else if (p.transport == tcp.get()) p.eager_limit = tcp_eager_max;
+    p.mapped_send_min = p.transport->mapped_send_min();
   }
   FABMPI_LOG(info, pt2pt,
              "engine up: eager %zu (native shm %zu, tcp %zu), read pieces %zu (0: each transport's), past caches "
@@ -451,7 +456,10 @@ Rc Engine::Impl::start_send(const void* buf, std::size_t count, const Datatype& 
   Transport& tx = transport(world);
   const std::size_t bytes = count * type.size();
   const bool synchronous = mode == SendMode::synchronous;
-  const bool eager = bytes <= p.eager_limit && p.credits > 0;
+  bool eager = bytes <= p.eager_limit && p.credits > 0;
+  if (eager && bytes >= p.mapped_send_min && contiguous(type) &&
+      tx.mappable(static_cast<const char*>(buf) + type.true_lb(), bytes))
+    eager = false;  // one copy by the receiver beats two through the ring (pt2pt/README.md)
 
   const std::uint64_t id = next_op++;
   if (eager && !synchronous && (bytes == 0 || contiguous(type))) {

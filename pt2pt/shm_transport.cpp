@@ -285,6 +285,14 @@ class NativeShm final : public ShmTransport {
   int take_over_stalled_reads(TransportSink& sink);
   std::size_t pending() const noexcept override { return queued_ + pull_reads_.size() + completions_.size(); }
   std::uint64_t mapped_reads() const noexcept override { return mapped_reads_; }
+  std::size_t mapped_send_min() const noexcept override {
+    // The peers map what we send only where cross-memory attach works (pidfd_getfd asks the same
+    // permission), and only with mapped reads on (a job-wide setting).
+    return cma_ && options_.mapped_reads && options_.mapped_send_min ? options_.mapped_send_min : SIZE_MAX;
+  }
+  bool mappable(const void* buf, std::size_t bytes) const noexcept override {
+    return SharedHeap::instance().key_of(buf, bytes) != 0;
+  }
 
  private:
   int local_index(int world) const noexcept {

@@ -35,6 +35,9 @@ struct ShmOptions {
   bool stream_reads = true;
   // Copy large messages sent from a peer's shared heap (MPI_Alloc_mem) out of a mapping of its memory.
   bool mapped_reads = true;
+  // Send messages of at least this many bytes from our shared heap by rendezvous, for the peer to map,
+  // even under the eager limit (FABMPI_SHM_MAPPED_MIN; 0 or mapped_reads off: only above the limit).
+  std::size_t mapped_send_min = 0;
   // Map (and allocate) the pages of this rank's rings at MPI_Init rather than on first touch (for nodes of
   // at most 32 ranks; see NativeShm::attach).
   bool populate_rings = true;

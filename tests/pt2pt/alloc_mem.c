@@ -40,6 +40,7 @@ static unsigned long long mapped_reads(void) {
 static void pairwise(int rank, int size, size_t bytes, size_t offset, size_t n, int send_shared, int recv_shared,
                      int round) {
   unsigned char *sbuf, *rbuf;
+  if (bytes < 65536) bytes = 65536;
   if (send_shared) MPI_OK(MPI_Alloc_mem((MPI_Aint)bytes, MPI_INFO_NULL, &sbuf));
   else sbuf = malloc(bytes);
   if (recv_shared) MPI_OK(MPI_Alloc_mem((MPI_Aint)bytes, MPI_INFO_NULL, &rbuf));
@@ -78,8 +79,10 @@ int main(int argc, char** argv) {
     pvar_index = -1;
   }
 
-  /* Sizes around the eager limits and the 1 MiB read pieces; offsets that are not page- or line-aligned. */
-  const size_t sizes[] = {70000, 1 << 20, (1 << 20) + 4097, 3 * (1 << 20) + 5, 9 * (1 << 20)};
+  /* Sizes around the mapped-send threshold (16 KiB: rendezvous from MPI_Alloc_mem memory under the eager
+   * limit), the eager limits and the 1 MiB read pieces; offsets that are not page- or line-aligned. The
+   * buffers are at least 64 KiB, so that MPI_Alloc_mem shares them. */
+  const size_t sizes[] = {9000, 20000, 65536, 70000, 1 << 20, (1 << 20) + 4097, 3 * (1 << 20) + 5, 9 * (1 << 20)};
   int round = 0;
   for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; ++s) {
     const size_t n = sizes[s];
