@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstring>
 #include <new>
@@ -13,6 +14,8 @@
 #include "common/log.hpp"
 
 namespace fabmpi::pt2pt {
+
+SharedHeap::SharedHeap() { kept_.reserve(kKeepRegions + 1); }  // release() never allocates
 
 SharedHeap& SharedHeap::instance() {
   static SharedHeap heap;  // regions a program never freed stay mapped until exit, like malloc'd memory
@@ -62,8 +65,10 @@ void* SharedHeap::allocate(std::size_t bytes) noexcept {
       r.user_bytes = bytes;
       unsigned char* user = r.base + page;
       reinterpret_cast<SharedRegionHeader*>(r.base)->user_bytes = bytes;
-      regions_.emplace(reinterpret_cast<std::uintptr_t>(user), r);
-      count_.fetch_add(1, std::memory_order_relaxed);
+      if (!insert(user, r)) {
+        drop(r);
+        return nullptr;
+      }
       return user;
     }
   }
@@ -111,14 +116,28 @@ void* SharedHeap::allocate(std::size_t bytes) noexcept {
   r.mapped_bytes = mapped;
   r.base = base;
   r.key = SharedRegionKey::make(fd, id);  // 0 (never mapped by peers) for fds past 2^24
-  regions_.emplace(reinterpret_cast<std::uintptr_t>(user), r);
-  count_.fetch_add(1, std::memory_order_relaxed);
+  if (!insert(user, r)) {
+    drop(r);
+    return nullptr;
+  }
   return user;
+}
+
+bool SharedHeap::insert(unsigned char* user, const Region& r) noexcept {
+  try {
+    regions_.emplace(reinterpret_cast<std::uintptr_t>(user), r);
+  } catch (...) {  // out of memory for the map node
+    return false;
+  }
+  count_.fetch_add(1, std::memory_order_relaxed);
+  return true;
 }
 
 bool SharedHeap::release(void* p) noexcept {
   if (count_.load(std::memory_order_relaxed) == 0) return false;
-  std::vector<Region> dropped;
+  // At most the kept regions and this one leave at once; no allocation here (noexcept).
+  std::array<Region, kKeepRegions + 1> dropped;
+  std::size_t drops = 0;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     auto it = regions_.find(reinterpret_cast<std::uintptr_t>(p));
@@ -127,18 +146,18 @@ bool SharedHeap::release(void* p) noexcept {
     regions_.erase(it);
     count_.fetch_sub(1, std::memory_order_relaxed);
     if (r.mapped_bytes > kKeepBytes) {
-      dropped.push_back(r);
+      dropped[drops++] = r;
     } else {
       kept_.push_back(r);
       kept_bytes_ += r.mapped_bytes;
       while (kept_.size() > kKeepRegions || kept_bytes_ > kKeepBytes) {
-        dropped.push_back(kept_.front());
+        dropped[drops++] = kept_.front();
         kept_bytes_ -= kept_.front().mapped_bytes;
         kept_.erase(kept_.begin());
       }
     }
   }
-  for (const Region& r : dropped) drop(r);
+  for (std::size_t i = 0; i < drops; ++i) drop(dropped[i]);
   return true;
 }
 

@@ -43,6 +43,7 @@ struct SharedRegionKey {
 
 class SharedHeap {
  public:
+  SharedHeap();
   // The process's heap (MPI_Alloc_mem's large blocks, and the transports that look keys up).
   static SharedHeap& instance();
 
@@ -79,6 +80,7 @@ class SharedHeap {
   static constexpr std::size_t kMaxRegions = 64;
   static constexpr std::size_t kKeepBytes = std::size_t{64} << 20;
   void drop(const Region& r) noexcept;  // marks freed for peers, unmaps, closes
+  bool insert(unsigned char* user, const Region& r) noexcept;  // into regions_, under mutex_; false: no memory
 
   mutable std::mutex mutex_;
   std::atomic<std::size_t> count_{0};  // regions alive: key_of() skips the lock when none
