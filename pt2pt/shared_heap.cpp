@@ -1,6 +1,7 @@
 // The process's shared heap (see shared_heap.hpp).
 #include "pt2pt/shared_heap.hpp"
 
+#include <pthread.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -15,7 +16,31 @@
 
 namespace fabmpi::pt2pt {
 
-SharedHeap::SharedHeap() { kept_.reserve(kKeepRegions + 1); }  // release() never allocates
+SharedHeap::SharedHeap() {
+  kept_.reserve(kKeepRegions + 1);  // release() never allocates
+  pthread_atfork(&SharedHeap::before_fork, &SharedHeap::after_fork_in_parent, &SharedHeap::after_fork_in_child);
+}
+
+void SharedHeap::before_fork() noexcept { instance().mutex_.lock(); }
+
+void SharedHeap::after_fork_in_parent() noexcept { instance().mutex_.unlock(); }
+
+void SharedHeap::after_fork_in_child() noexcept {
+  SharedHeap& heap = instance();
+  // Each region becomes private memory with the same contents at the same address: a private anonymous
+  // copy moved over the shared mapping. The memfds stay open (release() closes them as before); a region
+  // that cannot be copied (out of memory) stays shared, as it was.
+  auto make_private = [](const Region& r) {
+    void* copy = mmap(nullptr, r.mapped_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (copy == MAP_FAILED) return;
+    std::memcpy(copy, r.base, r.mapped_bytes);
+    if (mremap(copy, r.mapped_bytes, r.mapped_bytes, MREMAP_MAYMOVE | MREMAP_FIXED, r.base) == MAP_FAILED)
+      munmap(copy, r.mapped_bytes);
+  };
+  for (const auto& [user, r] : heap.regions_) make_private(r);
+  for (const Region& r : heap.kept_) make_private(r);
+  heap.mutex_.unlock();
+}
 
 SharedHeap& SharedHeap::instance() {
   static SharedHeap heap;  // regions a program never freed stay mapped until exit, like malloc'd memory

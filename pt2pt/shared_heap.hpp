@@ -6,7 +6,8 @@
 // maps it once, and copies the message out with one memcpy: no kernel copy per message (CMA: ~12 GB/s
 // here), no second copy through a ring (streaming: ~26 GB/s on two cores); ~45 GB/s in the caches.
 //
-// A region is one memfd: a header page (SharedRegionHeader), then the caller's bytes. The header tells
+// A region is one memfd: a header page (SharedRegionHeader), then the caller's bytes. A process that forks
+// gives its child private copies of its regions (as fork does for any private memory), at fork time. The header tells
 // a mapping peer where the owner sees the bytes, and whether the owner freed the region (a peer's mapping
 // keeps freed pages alive until it unmaps them; it sweeps freed regions whenever it maps a new one).
 #pragma once
@@ -81,6 +82,12 @@ class SharedHeap {
   static constexpr std::size_t kKeepBytes = std::size_t{64} << 20;
   void drop(const Region& r) noexcept;  // marks freed for peers, unmaps, closes
   bool insert(unsigned char* user, const Region& r) noexcept;  // into regions_, under mutex_; false: no memory
+  // fork(): a child would share these pages with its parent instead of getting a copy of them (MAP_SHARED).
+  // The child handler gives it private copies in place, as for any other memory (pthread_atfork; the
+  // prepare and parent handlers hold the lock across fork, so the child finds the registry consistent).
+  static void before_fork() noexcept;
+  static void after_fork_in_parent() noexcept;
+  static void after_fork_in_child() noexcept;
 
   mutable std::mutex mutex_;
   std::atomic<std::size_t> count_{0};  // regions alive: key_of() skips the lock when none
