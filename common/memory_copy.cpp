@@ -16,6 +16,7 @@
 namespace fabmpi {
 
 namespace {
+
 // copy_and_own_source's edges, byte by byte: each byte copied and stored back.
 void own_and_copy_bytes(unsigned char* dst, unsigned char* src, std::size_t from, std::size_t to) noexcept {
   volatile unsigned char* source = src;
@@ -25,52 +26,30 @@ void own_and_copy_bytes(unsigned char* dst, unsigned char* src, std::size_t from
     source[i] = v;
   }
 }
-}  // namespace
 
-void copy_non_temporal(void* dst_void, const void* src_void, std::size_t n) noexcept {
-  auto* dst = static_cast<unsigned char*>(dst_void);
-  const auto* src = static_cast<const unsigned char*>(src_void);
-#if defined(__SSE2__)
-  // Streaming stores need 16-byte aligned destinations: plain stores up to the first such address.
-  std::size_t head = (16 - (reinterpret_cast<std::uintptr_t>(dst) & 15)) & 15;
-  head = std::min(head, n);
-  std::memcpy(dst, src, head);
-  std::size_t i = head;
-  for (; i + 64 <= n; i += 64) {
-    const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i));
-    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i + 16));
-    const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i + 32));
-    const __m128i d = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i + 48));
-    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i), a);
-    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i + 16), b);
-    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i + 32), c);
-    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i + 48), d);
-  }
-  _mm_sfence();
-  std::memcpy(dst + i, src + i, n - i);
-#else
-  std::memcpy(dst, src, n);
-#endif
-}
-
-void copy_and_own_source(void* dst_void, void* src_void, std::size_t n, bool past_caches) noexcept {
-  auto* dst = static_cast<unsigned char*>(dst_void);
-  auto* src = static_cast<unsigned char*>(src_void);
+// The one copy loop behind both public copies, 64 bytes at a time. kStream: non-temporal stores to the
+// destination (16-byte aligned from the first such address, fenced at the end). kOwn: one byte of every
+// block stored back into the source (copy_and_own_source; `src` is then writable, never written otherwise).
+template <bool kStream, bool kOwn>
+void copy_blocks(unsigned char* dst, const unsigned char* src, std::size_t n) noexcept {
+  auto edges = [&](std::size_t from, std::size_t to) {
+    if constexpr (kOwn)
+      own_and_copy_bytes(dst, const_cast<unsigned char*>(src), from, to);
+    else
+      std::memcpy(dst + from, src + from, to - from);
+  };
   std::size_t i = 0;
 #if defined(__SSE2__)
-  if (past_caches) {
-    // Streaming stores need 16-byte aligned destinations: the plain tail loop up to the first one.
-    std::size_t head = (16 - (reinterpret_cast<std::uintptr_t>(dst) & 15)) & 15;
-    head = std::min(head, n);
-    own_and_copy_bytes(dst, src, 0, head);
-    i = head;
+  if constexpr (kStream) {
+    i = std::min((16 - (reinterpret_cast<std::uintptr_t>(dst) & 15)) & 15, n);
+    edges(0, i);
   }
   for (; i + 64 <= n; i += 64) {
     const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i));
     const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i + 16));
     const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i + 32));
     const __m128i d = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i + 48));
-    if (past_caches) {
+    if constexpr (kStream) {
       _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i), a);
       _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i + 16), b);
       _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i + 32), c);
@@ -81,18 +60,33 @@ void copy_and_own_source(void* dst_void, void* src_void, std::size_t n, bool pas
       _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + i + 32), c);
       _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + i + 48), d);
     }
-    // One byte per 64 takes the whole line (each line holds exactly one chunk start); a full write-back
-    // would double the stores of a copy in the caches (bw of one buffer sent repeatedly: 47 -> 26 GB/s).
-    // Opaque to the compiler, which would otherwise drop a store of the value loaded from that place.
-    int first = _mm_cvtsi128_si32(a);
-    asm volatile("" : "+r"(first));
-    src[i] = static_cast<unsigned char>(first);
+    if constexpr (kOwn) {
+      // One byte per 64 takes the whole line (each line holds exactly one block start); a full write-back
+      // would double the stores of a copy in the caches (bw of one buffer sent repeatedly: 47 -> 26 GB/s).
+      // Opaque to the compiler, which would otherwise drop a store of the value loaded from that place.
+      int first = _mm_cvtsi128_si32(a);
+      asm volatile("" : "+r"(first));
+      const_cast<unsigned char*>(src)[i] = static_cast<unsigned char>(first);
+    }
   }
-  if (past_caches) _mm_sfence();
-#else
-  (void)past_caches;
+  if constexpr (kStream) _mm_sfence();
 #endif
-  own_and_copy_bytes(dst, src, i, n);
+  edges(i, n);
+}
+
+}  // namespace
+
+void copy_non_temporal(void* dst, const void* src, std::size_t n) noexcept {
+  copy_blocks<true, false>(static_cast<unsigned char*>(dst), static_cast<const unsigned char*>(src), n);
+}
+
+void copy_and_own_source(void* dst, void* src, std::size_t n, bool past_caches) noexcept {
+  auto* d = static_cast<unsigned char*>(dst);
+  const auto* s = static_cast<const unsigned char*>(src);
+  if (past_caches)
+    copy_blocks<true, true>(d, s, n);
+  else
+    copy_blocks<false, true>(d, s, n);
 }
 
 namespace {

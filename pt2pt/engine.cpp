@@ -457,9 +457,13 @@ Rc Engine::Impl::start_send(const void* buf, std::size_t count, const Datatype& 
   const std::size_t bytes = count * type.size();
   const bool synchronous = mode == SendMode::synchronous;
   bool eager = bytes <= p.eager_limit && p.credits > 0;
-  if (eager && bytes >= p.mapped_send_min && contiguous(type) &&
-      tx.mappable(static_cast<const char*>(buf) + type.true_lb(), bytes))
-    eager = false;  // one copy by the receiver beats two through the ring (pt2pt/README.md)
+  // Memory the peer can map (its exposure has a key) goes by rendezvous from mapped_send_min on: one copy
+  // by the receiver beats two through the ring (pt2pt/README.md). The exposure is kept for that send.
+  Exposure mapped;
+  if (eager && bytes >= p.mapped_send_min && contiguous(type)) {
+    FABMPI_TRY(tx.expose(static_cast<const char*>(buf) + type.true_lb(), bytes, &mapped));
+    eager = mapped.key == 0;
+  }
 
   const std::uint64_t id = next_op++;
   if (eager && !synchronous && (bytes == 0 || contiguous(type))) {
@@ -520,7 +524,11 @@ Rc Engine::Impl::start_send(const void* buf, std::size_t count, const Datatype& 
   } else {
     ++rendezvous_sent;
     h.kind = WireKind::rts;
-    Rc rc = tx.expose(data, bytes, &op.exposure);
+    Rc rc;
+    if (mapped.key != 0)
+      op.exposure = std::move(mapped);  // exposed above, when this send turned from eager to rendezvous
+    else
+      rc = tx.expose(data, bytes, &op.exposure);
     if (!rc) {
       sends.erase(id);
       return rc;

@@ -290,9 +290,6 @@ class NativeShm final : public ShmTransport {
     // permission), and only with mapped reads on (a job-wide setting).
     return cma_ && options_.mapped_reads && options_.mapped_send_min ? options_.mapped_send_min : SIZE_MAX;
   }
-  bool mappable(const void* buf, std::size_t bytes) const noexcept override {
-    return SharedHeap::instance().key_of(buf, bytes) != 0;
-  }
 
  private:
   int local_index(int world) const noexcept {
@@ -564,22 +561,20 @@ bool NativeShm::map_peer_region(std::size_t j, std::uint64_t key,
     if (errno == EPERM || errno == ENOSYS || errno == EACCES) return refuse("pidfd_getfd");
     return false;  // e.g. EBADF: not a region of the peer's any more; read it another way
   }
-  // The header page first: is this the region the key names (the fd number could have been reused)?
+  // Is this the region the key names (the fd number could have been reused)? Writable: copy_and_own_source
+  // stores the bytes it reads back unchanged.
   const std::size_t page = SharedHeap::header_bytes();
   struct stat st{};
   if (fstat(fd.get(), &st) != 0 || static_cast<std::size_t>(st.st_size) < page) return false;
-  void* head = mmap(nullptr, page, PROT_READ, MAP_SHARED, fd.get(), 0);
-  if (head == MAP_FAILED) return false;
-  const auto* h = static_cast<const SharedRegionHeader*>(head);
-  const bool same = h->magic == SharedRegionHeader::kMagic && h->id == SharedRegionKey::id(key) &&
-                    h->live.load(std::memory_order_acquire) != 0 &&
-                    page + h->user_bytes <= static_cast<std::size_t>(st.st_size);
-  const std::size_t bytes = same ? static_cast<std::size_t>(st.st_size) : 0;
-  munmap(head, page);
-  if (!same) return false;
-  // Writable: copy_and_own_source stores the bytes it reads back unchanged.
+  const auto bytes = static_cast<std::size_t>(st.st_size);
   void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd.get(), 0);
   if (p == MAP_FAILED) return false;
+  const auto* h = static_cast<const SharedRegionHeader*>(p);
+  if (h->magic != SharedRegionHeader::kMagic || h->id != SharedRegionKey::id(key) ||
+      h->live.load(std::memory_order_acquire) == 0 || page + h->user_bytes > bytes) {
+    munmap(p, bytes);
+    return false;
+  }
   *out = peer_regions_[j].emplace(key, PeerRegion{static_cast<unsigned char*>(p), bytes}).first;
   return true;  // the mapping keeps the memory; our duplicate of the fd closes here
 #else

@@ -65,15 +65,10 @@ class Transport {
   virtual int poll(TransportSink& sink) = 0;
   // Operations accepted but not yet completed (for quiesce).
   virtual std::size_t pending() const noexcept = 0;
-  // Sends of at least this many bytes whose buffer is mappable() go by rendezvous even when they could go
-  // eagerly: the peer copies them once out of its mapping of our memory. SIZE_MAX: this transport never maps.
+  // Contiguous sends of at least this many bytes whose expose() gives a non-zero key (memory the peer can
+  // map: native shm's MPI_Alloc_mem blocks) go by rendezvous even when they could go eagerly: the peer
+  // copies them once out of its mapping of our memory. SIZE_MAX: this transport never maps.
   virtual std::size_t mapped_send_min() const noexcept { return SIZE_MAX; }
-  // Whether a peer could map [buf, buf + bytes) and read it with one copy (native shm: MPI_Alloc_mem memory).
-  virtual bool mappable(const void* buf, std::size_t bytes) const noexcept {
-    (void)buf;
-    (void)bytes;
-    return false;
-  }
   // Reads served by one copy out of a mapping of the peer's memory (native shm, shared heap), so far.
   virtual std::uint64_t mapped_reads() const noexcept { return 0; }
   // Drops what the transport knows of how to reach `peer` (a process of another job that disconnected:
