@@ -368,6 +368,8 @@ Rc Engine::Impl::open(Engine*) {
     o.stream_reads = t.shm_stream && !runtime.oversubscribed();
     o.mapped_reads = t.shm_mapped;
     o.mapped_send_min = t.shm_mapped_min;
+    o.adoption.sends = t.shm_adopt > 0 ? static_cast<unsigned>(t.shm_adopt) : 0;
+    o.adoption.min_bytes = t.shm_adopt_min;
     // Ranks that share cores wait microseconds per message for the scheduler: the rings' first-lap page
     // faults (~90 ns per message) do not show there, while populating all of them at MPI_Init would.
     o.populate_rings = !runtime.oversubscribed();

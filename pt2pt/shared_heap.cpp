@@ -70,6 +70,11 @@ std::size_t SharedHeap::largest_region() noexcept {
   return largest;
 }
 
+std::uint64_t SharedHeap::new_region_id() noexcept {
+  static std::atomic<std::uint64_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
+
 void* SharedHeap::allocate(std::size_t bytes) noexcept {
   const std::size_t page = header_bytes();
   if (bytes > largest_region()) return nullptr;
@@ -131,7 +136,7 @@ void* SharedHeap::allocate(std::size_t bytes) noexcept {
     kept_bytes_ -= kept_.front().mapped_bytes;
     kept_.erase(kept_.begin());
   }
-  const std::uint64_t id = next_id_++;
+  const std::uint64_t id = new_region_id();
   auto* header = new (base) SharedRegionHeader{SharedRegionHeader::kMagic, id,
                                                reinterpret_cast<std::uint64_t>(user), bytes, {}};
   header->live.store(1, std::memory_order_release);

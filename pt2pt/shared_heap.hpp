@@ -61,6 +61,9 @@ class SharedHeap {
   static std::size_t header_bytes() noexcept;
   // The largest request allocate() takes (the machine's memory, RLIMIT_FSIZE); larger ones are left to malloc.
   static std::size_t largest_region() noexcept;
+  // A region id never used before in this process, by this heap or by adopted memory (adopted_memory.hpp):
+  // a peer's mapping is cached by key, and a key must never name two regions.
+  static std::uint64_t new_region_id() noexcept;
 
  private:
   struct Region {
@@ -91,7 +94,6 @@ class SharedHeap {
 
   mutable std::mutex mutex_;
   std::atomic<std::size_t> count_{0};  // regions alive: key_of() skips the lock when none
-  std::uint64_t next_id_ = 1;
   std::map<std::uintptr_t, Region> regions_;  // by the caller's address
   std::vector<Region> kept_;                  // freed, oldest first
   std::size_t kept_bytes_ = 0;

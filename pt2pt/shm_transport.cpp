@@ -22,6 +22,7 @@
 #include "common/log.hpp"
 #include "common/memory_copy.hpp"
 #include "common/unique_fd.hpp"
+#include "pt2pt/adopted_memory.hpp"
 #include "pt2pt/shared_heap.hpp"
 #include "pt2pt/shm_ring.hpp"
 
@@ -232,6 +233,10 @@ class NativeShm final : public ShmTransport {
     // of the shared heap (MPI_Alloc_mem) carries its region's key: the peer may map it and copy once.
     out->addr = reinterpret_cast<std::uint64_t>(buf);
     out->key = SharedHeap::instance().key_of(buf, bytes);
+    // A buffer from malloc sent again and again is adopted into shared memory (adopted_memory.hpp); the
+    // peer reads its partial end pages with CMA, so only where CMA works.
+    if (out->key == 0 && cma_ && options_.mapped_reads)
+      out->key = AdoptedMemory::instance().key_for_send(buf, bytes, options_.adoption);
     return Rc();
   }
 
@@ -240,16 +245,29 @@ class NativeShm final : public ShmTransport {
     const int j = local_index(peer);
     if (j < 0) return fail(MPI_ERR_INTERN, "native-shm: rank %d is not on this node", peer);
     if (rkey != 0 && options_.mapped_reads) {
-      // The sender's bytes are in its shared heap: one memcpy from our mapping of them, nothing asked of
-      // the sender (bw 1-4 MiB at memcpy speed in the caches, against ~26 GB/s streamed on two cores).
-      if (unsigned char* src = mapped_source(static_cast<std::size_t>(j), raddr, bytes, rkey)) {
-        // The sender's lines end up modified here rather than shared, so that its next write to them does
-        // not wait for invalidations (common/memory_copy.hpp: 3-7x slower rewrites of the send buffer).
-        copy_and_own_source(local, src, bytes, placement == ReadPlacement::memory);
-        ++mapped_reads_;
-        // Reported from the next poll, as for CMA: the engine is still issuing this receive's pieces.
-        completions_.emplace_back(token, MPI_SUCCESS);
-        return Rc();
+      // The sender's bytes are in its shared heap (MPI_Alloc_mem) or adopted memory: one memcpy from our
+      // mapping of them, nothing asked of the sender (bw 1-4 MiB at memcpy speed in the caches, against
+      // ~22 GB/s streamed on two cores). An adopted buffer's partial first and last pages are not in the
+      // region: those bytes come by CMA (which every sender that hands out such keys allows).
+      if (const PeerRegion* region = mapped_region(static_cast<std::size_t>(j), rkey)) {
+        const SharedRegionHeader* h = region->header();
+        const std::uint64_t begin = std::max(raddr, h->user_addr);
+        const std::uint64_t end = std::min(raddr + bytes, h->user_addr + h->user_bytes);
+        if (begin < end && (cma_ || (begin == raddr && end == raddr + bytes))) {
+          auto* dst = static_cast<unsigned char*>(local);
+          int rc = MPI_SUCCESS;
+          if (begin > raddr) rc = cma_read(static_cast<std::size_t>(j), dst, begin - raddr, raddr);
+          // The sender's lines end up modified here rather than shared, so that its next write to them does
+          // not wait for invalidations (common/memory_copy.hpp: 3-7x slower rewrites of the send buffer).
+          copy_and_own_source(dst + (begin - raddr), region->base + SharedHeap::header_bytes() + (begin - h->user_addr),
+                              end - begin, placement == ReadPlacement::memory);
+          if (rc == MPI_SUCCESS && end < raddr + bytes)
+            rc = cma_read(static_cast<std::size_t>(j), dst + (end - raddr), raddr + bytes - end, end);
+          ++mapped_reads_;
+          // Reported from the next poll, as for CMA: the engine is still issuing this receive's pieces.
+          completions_.emplace_back(token, rc);
+          return Rc();
+        }
       }
     }
     // Streaming pays two copies per byte for one on each core's side; when the peer pulls from us at
@@ -394,15 +412,13 @@ class NativeShm final : public ShmTransport {
     return true;
   }
 
-  // Where [raddr, raddr + bytes) of peer j's shared-heap region `key` lies in our mapping of it (mapped
-  // on first use), or nullptr when it cannot be mapped (the caller streams or uses CMA instead).
-  unsigned char* mapped_source(std::size_t j, std::uint64_t raddr, std::size_t bytes, std::uint64_t key) {
+  // Peer j's shared-heap or adopted region `key` as we map it (mapped on first use), or nullptr when it
+  // cannot be mapped (the caller streams or uses CMA instead).
+  const PeerRegion* mapped_region(std::size_t j, std::uint64_t key) {
     if (mapping_refused_[j]) return nullptr;
     auto it = peer_regions_[j].find(key);
     if (it == peer_regions_[j].end() && !map_peer_region(j, key, &it)) return nullptr;
-    const SharedRegionHeader* h = it->second.header();
-    if (raddr < h->user_addr || bytes > h->user_bytes || raddr - h->user_addr > h->user_bytes - bytes) return nullptr;
-    return it->second.base + SharedHeap::header_bytes() + (raddr - h->user_addr);
+    return &it->second;
   }
   bool map_peer_region(std::size_t j, std::uint64_t key, std::unordered_map<std::uint64_t, PeerRegion>::iterator* out);
   // Unmaps peer j's regions that their owner freed (their pages live on as long as we map them).
@@ -567,7 +583,11 @@ bool NativeShm::map_peer_region(std::size_t j, std::uint64_t key,
   struct stat st{};
   if (fstat(fd.get(), &st) != 0 || static_cast<std::size_t>(st.st_size) < page) return false;
   const auto bytes = static_cast<std::size_t>(st.st_size);
-  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd.get(), 0);
+  // Page tables filled at once for regions of up to 16 MiB (about twice as fast as a fault per page, ~2 us
+  // each on the development VM), which are usually read whole (adopted buffers are exactly the pages
+  // sent); a larger MPI_Alloc_mem block may be sent a piece at a time.
+  const int populate = bytes <= page + (std::size_t{16} << 20) ? MAP_POPULATE : 0;
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | populate, fd.get(), 0);
   if (p == MAP_FAILED) return false;
   const auto* h = static_cast<const SharedRegionHeader*>(p);
   if (h->magic != SharedRegionHeader::kMagic || h->id != SharedRegionKey::id(key) ||

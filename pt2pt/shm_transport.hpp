@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "pt2pt/adopted_memory.hpp"
 #include "pt2pt/transport.hpp"
 #include "runtime/bootstrap.hpp"
 
@@ -38,6 +39,9 @@ struct ShmOptions {
   // Send messages of at least this many bytes from our shared heap by rendezvous, for the peer to map,
   // even under the eager limit (FABMPI_SHM_MAPPED_MIN; 0 or mapped_reads off: only above the limit).
   std::size_t mapped_send_min = 0;
+  // When a malloc'd send buffer is moved into shared memory for peers to map (FABMPI_SHM_ADOPT,
+  // FABMPI_SHM_ADOPT_MIN; pt2pt/adopted_memory.hpp). Only with mapped_reads.
+  AdoptionPolicy adoption;
   // Map (and allocate) the pages of this rank's rings at MPI_Init rather than on first touch (for nodes of
   // at most 32 ranks; see NativeShm::attach).
   bool populate_rings = true;

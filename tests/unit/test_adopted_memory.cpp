@@ -1,0 +1,194 @@
+// pt2pt/adopted_memory: malloc'd send buffers moved into shared memory in place, without a runtime. The
+// program's bytes must never change (at adoption, after it, in a forked child), a freed buffer's key must
+// never be handed out again, and only glibc malloc's memory is taken.
+#include <catch2/catch.hpp>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <string>
+
+#include "pt2pt/adopted_memory.hpp"
+
+using fabmpi::pt2pt::AdoptedMemory;
+using fabmpi::pt2pt::AdoptionPolicy;
+using fabmpi::pt2pt::SharedHeap;
+using fabmpi::pt2pt::SharedRegionHeader;
+using fabmpi::pt2pt::SharedRegionKey;
+
+namespace {
+
+constexpr AdoptionPolicy kThreeSends{3, std::size_t{512} << 10};
+
+void fill(unsigned char* p, std::size_t n, unsigned seed) {
+  for (std::size_t i = 0; i < n; ++i) p[i] = static_cast<unsigned char>(seed * 131 + (i * 2654435761u >> 9));
+}
+bool holds(const unsigned char* p, std::size_t n, unsigned seed) {
+  for (std::size_t i = 0; i < n; ++i)
+    if (p[i] != static_cast<unsigned char>(seed * 131 + (i * 2654435761u >> 9))) return false;
+  return true;
+}
+// The /proc/self/maps line of the mapping holding `addr` ("" if none).
+std::string mapping_of(const void* addr) {
+  std::ifstream maps("/proc/self/maps");
+  const auto a = reinterpret_cast<std::uintptr_t>(addr);
+  for (std::string line; std::getline(maps, line);) {
+    const std::uintptr_t start = std::stoull(line, nullptr, 16);
+    const std::uintptr_t end = std::stoull(line.substr(line.find('-') + 1), nullptr, 16);
+    if (a >= start && a < end) return line;
+  }
+  return "";
+}
+// Whether /proc/self/maps shows an adopted memfd mapping holding `addr`.
+bool adopted_at(const void* addr) {
+  std::ifstream maps("/proc/self/maps");
+  const auto a = reinterpret_cast<std::uintptr_t>(addr);
+  for (std::string line; std::getline(maps, line);) {
+    const std::uintptr_t start = std::stoull(line, nullptr, 16);
+    const std::uintptr_t end = std::stoull(line.substr(line.find('-') + 1), nullptr, 16);
+    if (a >= start && a < end) return line.find("/memfd:fabmpi-adopted-") != std::string::npos;
+  }
+  return false;
+}
+std::uint64_t send_times(const void* p, std::size_t n, int times, const AdoptionPolicy& policy = kThreeSends) {
+  std::uint64_t key = 0;
+  for (int i = 0; i < times; ++i) key = AdoptedMemory::instance().key_for_send(p, n, policy);
+  return key;
+}
+
+}  // namespace
+
+TEST_CASE("a malloc'd buffer sent again and again is adopted in place", "[adopted_memory]") {
+  if (!AdoptedMemory::process_allows()) {
+    WARN("malloc is not glibc's here (a sanitizer?): adoption is off by design");
+    return;
+  }
+  AdoptedMemory& memory = AdoptedMemory::instance();
+  const std::size_t n = (std::size_t{2} << 20) + 100;
+  auto* buf = static_cast<unsigned char*>(std::malloc(n));  // a block glibc maps for this request
+  REQUIRE(buf != nullptr);
+  fill(buf, n, 1);
+  const std::size_t before = memory.regions();
+  CHECK(memory.key_for_send(buf, n, kThreeSends) == 0);
+  CHECK(memory.key_for_send(buf, n, kThreeSends) == 0);
+  const std::uint64_t key = memory.key_for_send(buf, n, kThreeSends);
+  REQUIRE(key != 0);
+  CHECK(memory.regions() == before + 1);
+  CHECK(holds(buf, n, 1));  // the program's bytes, unchanged
+  CHECK(adopted_at(buf + n / 2));
+  CHECK(memory.key_for_send(buf, n, kThreeSends) == key);
+  CHECK(memory.key_for_send(buf + 8192, n - 16384, kThreeSends) == key);  // pages inside: the same region
+
+  // What a peer maps (the memfd behind the key): the header, then the program's bytes as it writes them.
+  const std::size_t page = SharedHeap::header_bytes();
+  auto* header = static_cast<SharedRegionHeader*>(
+      mmap(nullptr, page, PROT_READ, MAP_SHARED, SharedRegionKey::fd(key), 0));
+  REQUIRE(header != MAP_FAILED);
+  CHECK(header->magic == SharedRegionHeader::kMagic);
+  CHECK(header->id == SharedRegionKey::id(key));
+  CHECK(header->live.load() == 1);
+  const auto user = reinterpret_cast<unsigned char*>(header->user_addr);
+  // The block's header page came along (the buffer starts 16 bytes into it); the partial last page did not.
+  CHECK(user <= buf);
+  CHECK(buf - user < static_cast<std::ptrdiff_t>(page));
+  CHECK(user + header->user_bytes <= buf + n);
+  CHECK(buf + n - (user + header->user_bytes) < static_cast<std::ptrdiff_t>(page));
+  auto* view = static_cast<unsigned char*>(
+      mmap(nullptr, header->user_bytes, PROT_READ, MAP_SHARED, SharedRegionKey::fd(key), static_cast<off_t>(page)));
+  REQUIRE(view != MAP_FAILED);
+  fill(buf, n, 2);
+  CHECK(std::memcmp(view, user, header->user_bytes) == 0);
+
+  // Freed: the key is never handed out again, and the region's header says so.
+  std::free(buf);
+  auto* again = static_cast<unsigned char*>(std::malloc(n));  // often the same addresses
+  fill(again, n, 3);
+  CHECK(memory.key_for_send(again, n, kThreeSends) != key);
+  // The freed region is found out at a later send from it, or by the sweep every 64 sends.
+  for (int i = 0; i < 64; ++i) CHECK(memory.key_for_send(again, n, kThreeSends) != key);
+  CHECK(header->live.load() == 0);
+  CHECK(holds(again, n, 3));
+  munmap(view, header->user_bytes);
+  munmap(header, page);
+  std::free(again);
+}
+
+TEST_CASE("a buffer sent in growing prefixes ends up in one region", "[adopted_memory]") {
+  if (!AdoptedMemory::process_allows()) return;
+  AdoptedMemory& memory = AdoptedMemory::instance();
+  const std::size_t n = std::size_t{6} << 20;
+  auto* buf = static_cast<unsigned char*>(std::malloc(n));
+  REQUIRE(buf != nullptr);
+  fill(buf, n, 4);
+  const std::size_t before = memory.regions();
+  const std::uint64_t small = send_times(buf, std::size_t{1} << 20, 3);
+  REQUIRE(small != 0);
+  CHECK(memory.regions() == before + 1);
+  // Larger sends from the same start: the small region serves their first pages until they are adopted,
+  // and the new region takes it in.
+  CHECK(memory.key_for_send(buf, std::size_t{4} << 20, kThreeSends) == small);
+  const std::uint64_t large = send_times(buf, std::size_t{4} << 20, 2);
+  REQUIRE(large != 0);
+  CHECK(large != small);
+  CHECK(memory.regions() == before + 1);
+  CHECK(memory.key_for_send(buf, std::size_t{1} << 20, kThreeSends) == large);
+  CHECK(holds(buf, n, 4));
+  // realloc cannot move the block's mappings in one piece any more; glibc copies instead.
+  buf = static_cast<unsigned char*>(std::realloc(buf, 2 * n));
+  REQUIRE(buf != nullptr);
+  CHECK(holds(buf, n, 4));
+  std::free(buf);
+}
+
+TEST_CASE("memory that is not a glibc malloc block's is never adopted", "[adopted_memory]") {
+  const std::size_t n = std::size_t{2} << 20;
+  // An interior pointer of a block malloc mapped for it (its start is elsewhere). glibc's heap (where it
+  // serves large requests too when it has the room) is malloc's throughout, any page of it may be adopted.
+  auto* buf = static_cast<unsigned char*>(std::malloc(n + 8192));
+  REQUIRE(buf != nullptr);
+  std::memset(buf, 1, n + 8192);
+  if (mapping_of(buf).find("[heap]") == std::string::npos) {
+    CHECK(send_times(buf + 5000, n, 5) == 0);
+    CHECK(!adopted_at(buf + n / 2));
+  }
+  std::free(buf);
+  // Memory the program mapped itself.
+  void* own = mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  REQUIRE(own != MAP_FAILED);
+  std::memset(own, 2, n);
+  CHECK(send_times(static_cast<unsigned char*>(own) + 16, n - 64, 5) == 0);
+  munmap(own, n);
+  // Too small for the policy, or adoption off.
+  auto* small = static_cast<unsigned char*>(std::malloc(n));
+  CHECK(send_times(small, 256 << 10, 5) == 0);
+  CHECK(send_times(small, n, 5, AdoptionPolicy{0, 0}) == 0);
+  std::free(small);
+}
+
+TEST_CASE("a forked child gets private copies of adopted pages", "[adopted_memory]") {
+  if (!AdoptedMemory::process_allows()) return;
+  const std::size_t n = std::size_t{3} << 20;
+  auto* buf = static_cast<unsigned char*>(std::malloc(n));
+  REQUIRE(buf != nullptr);
+  fill(buf, n, 5);
+  REQUIRE(send_times(buf, n, 3) != 0);
+  REQUIRE(adopted_at(buf + n / 2));
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    // Same bytes, private now: writing them must not reach the parent.
+    const bool same = holds(buf, n, 5) && !adopted_at(buf + n / 2);
+    std::memset(buf, 0xee, n);
+    _exit(same ? 0 : 1);
+  }
+  int status = 0;
+  REQUIRE(waitpid(child, &status, 0) == child);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  CHECK(holds(buf, n, 5));
+  CHECK(adopted_at(buf + n / 2));
+  std::free(buf);
+}
