@@ -10,7 +10,9 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -284,18 +286,30 @@ bool AdoptedMemory::adopt(std::uintptr_t lo, std::uintptr_t hi, Region* out) noe
     close(fd);
     return false;
   };
-  if (ftruncate(fd, static_cast<off_t>(page + bytes)) != 0) return fail("ftruncate");
+  void* edges = MAP_FAILED;
+  // Header page, the pages, two edge pages. Allocated up front: shared memory that cannot be had fails
+  // here (ENOSPC, ENOMEM) instead of by SIGBUS in the copy, and in one call rather than a fault per page.
+  const std::size_t file_bytes = page + bytes + 2 * page;
+  if (ftruncate(fd, static_cast<off_t>(file_bytes)) != 0) return fail("ftruncate");
+  if (fallocate(fd, 0, 0, static_cast<off_t>(file_bytes)) != 0) return fail("fallocate");
   if (fstat(fd, &st) != 0) return fail("fstat");
   header = mmap(nullptr, page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (header == MAP_FAILED) return fail("mmap");
-  copy = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, static_cast<off_t>(page));
-  if (copy == MAP_FAILED) return fail("mmap");
+  edges = mmap(nullptr, 2 * page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, static_cast<off_t>(page + bytes));
+  if (edges == MAP_FAILED) return fail("mmap");
+  copy = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, static_cast<off_t>(page));
+  if (copy == MAP_FAILED) {
+    munmap(edges, 2 * page);
+    return fail("mmap");
+  }
   // The copy is the program's bytes; then it takes their place, page tables and all (no second round of
   // page faults at the program's addresses).
   std::memcpy(copy, reinterpret_cast<const void*>(lo), bytes);
-  if (mremap(copy, bytes, bytes, MREMAP_MAYMOVE | MREMAP_FIXED, reinterpret_cast<void*>(lo)) == MAP_FAILED)
+  if (mremap(copy, bytes, bytes, MREMAP_MAYMOVE | MREMAP_FIXED, reinterpret_cast<void*>(lo)) == MAP_FAILED) {
+    munmap(edges, 2 * page);
     return fail("mremap");
-  auto* h = new (header) SharedRegionHeader{SharedRegionHeader::kMagic, id, lo, bytes, {}};
+  }
+  auto* h = new (header) SharedRegionHeader{SharedRegionHeader::kMagic, id, lo, bytes, {}, 2};
   h->live.store(1, std::memory_order_release);
   out->lo = lo;
   out->hi = hi;
@@ -304,7 +318,23 @@ bool AdoptedMemory::adopt(std::uintptr_t lo, std::uintptr_t hi, Region* out) noe
   out->ino = st.st_ino;
   out->key = SharedRegionKey::make(fd, id);
   out->header = h;
+  out->edges = static_cast<unsigned char*>(edges);
   return true;
+}
+
+void AdoptedMemory::copy_edges(const Region& r, std::uintptr_t begin, std::uintptr_t end) noexcept {
+  // Only the message's own bytes: the rest of those pages may be another thread's to write meanwhile.
+  // Messages in flight at once from this region share the bytes they overlap in (MPI forbids changing a
+  // send buffer during the send), so concurrent copies store the same values.
+  const std::size_t page = page_size();
+  if (end > r.hi) {
+    const std::uintptr_t stop = std::min(end, r.hi + page);
+    std::memcpy(r.edges, reinterpret_cast<const void*>(r.hi), stop - r.hi);
+  }
+  if (begin < r.lo) {
+    const std::uintptr_t start = std::max(begin, r.lo - page);
+    std::memcpy(r.edges + page + (start - (r.lo - page)), reinterpret_cast<const void*>(start), r.lo - start);
+  }
 }
 
 void AdoptedMemory::drop(const Region& r) noexcept {
@@ -312,6 +342,7 @@ void AdoptedMemory::drop(const Region& r) noexcept {
   // peers that mapped them unmap at their next sweep.
   r.header->live.store(0, std::memory_order_release);
   munmap(r.header, page_size());
+  munmap(r.edges, 2 * page_size());
   close(r.fd);
 }
 
@@ -362,11 +393,17 @@ std::uint64_t AdoptedMemory::key_for_send(const void* buf, std::size_t bytes, co
     it = regions_.end();
   }
   const Region* found = it != regions_.end() ? &it->second : nullptr;
-  if (found && found->lo <= lo && found->hi >= hi) return found->key;
+  const std::uintptr_t end = u + bytes;
+  auto hand_out = [&](const Region* r) -> std::uint64_t {
+    if (!r) return 0;
+    copy_edges(*r, u, end);
+    return r->key;
+  };
+  if (found && found->lo <= lo && found->hi >= hi) return hand_out(found);
   // Not (all) adopted yet: count the send; when due, adopt its pages (taking in a region they contain).
   // (An earlier adoption may have taken the page before the message too: a malloc block's header page.)
   const bool replace = found && lo - page <= found->lo && found->hi <= hi;
-  if (!count_send(lo, policy.sends) || (found && !replace)) return found ? found->key : 0;
+  if (!count_send(lo, policy.sends) || (found && !replace)) return hand_out(found);
   if (regions_.size() >= kMaxRegions) {
     const std::uintptr_t found_lo = found ? found->lo : 0;
     sweep();  // `found` was just checked, so it stays; the iterator may not
@@ -378,9 +415,11 @@ std::uint64_t AdoptedMemory::key_for_send(const void* buf, std::size_t bytes, co
   }
   std::uintptr_t adopt_lo = lo;
   if (regions_.size() >= kMaxRegions + (replace ? 1 : 0) || !process_allows() || !adoptable(buf, bytes, &adopt_lo, hi, found))
-    return found ? found->key : 0;
+    return hand_out(found);
   Region r;
-  if (!adopt(adopt_lo, hi, &r)) return found ? found->key : 0;
+  const auto started = std::chrono::steady_clock::now();
+  if (!adopt(adopt_lo, hi, &r)) return hand_out(found);
+  const auto took_us = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started);
   adopted_any_ = true;
   if (replace) {  // its pages are the new region's now
     drop(*found);
@@ -392,9 +431,10 @@ std::uint64_t AdoptedMemory::key_for_send(const void* buf, std::size_t bytes, co
     drop(r);
     return 0;
   }
-  FABMPI_LOG(debug, pt2pt, "adopted %zu bytes at %#lx (key %#llx)", r.hi - r.lo, static_cast<unsigned long>(r.lo),
+  FABMPI_LOG(debug, pt2pt, "adopted %zu bytes at %#lx in %lld us (key %#llx)", r.hi - r.lo,
+             static_cast<unsigned long>(r.lo), static_cast<long long>(took_us.count()),
              static_cast<unsigned long long>(r.key));
-  return r.key;
+  return hand_out(&r);
 }
 
 void AdoptedMemory::before_fork() noexcept { instance().mutex_.lock(); }

@@ -138,7 +138,7 @@ void* SharedHeap::allocate(std::size_t bytes) noexcept {
   }
   const std::uint64_t id = new_region_id();
   auto* header = new (base) SharedRegionHeader{SharedRegionHeader::kMagic, id,
-                                               reinterpret_cast<std::uint64_t>(user), bytes, {}};
+                                               reinterpret_cast<std::uint64_t>(user), bytes, {}, 0};
   header->live.store(1, std::memory_order_release);
   Region r;
   r.fd = fd;

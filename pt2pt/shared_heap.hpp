@@ -28,6 +28,11 @@ struct SharedRegionHeader {
   std::uint64_t user_addr;    // where the owner sees the caller's bytes (the header page's end)
   std::uint64_t user_bytes;
   std::atomic<std::uint32_t> live;  // 1 until the owner frees the region
+  // Adopted memory (adopted_memory.hpp) only, else 0: two pages after the caller's bytes (user_bytes, a
+  // whole number of pages, at the header page's end) hold copies of the partial pages around them, the
+  // page after the region first, then the page before it, as far as the sender's current messages cover
+  // them.
+  std::uint32_t edge_pages;
 };
 
 // A region's key as a rendezvous carries it: the owner's memfd number (low 24 bits) and the region's id

@@ -247,22 +247,32 @@ class NativeShm final : public ShmTransport {
     if (rkey != 0 && options_.mapped_reads) {
       // The sender's bytes are in its shared heap (MPI_Alloc_mem) or adopted memory: one memcpy from our
       // mapping of them, nothing asked of the sender (bw 1-4 MiB at memcpy speed in the caches, against
-      // ~22 GB/s streamed on two cores). An adopted buffer's partial first and last pages are not in the
-      // region: those bytes come by CMA (which every sender that hands out such keys allows).
+      // ~22 GB/s streamed on two cores).
       if (const PeerRegion* region = mapped_region(static_cast<std::size_t>(j), rkey)) {
         const SharedRegionHeader* h = region->header();
-        const std::uint64_t begin = std::max(raddr, h->user_addr);
-        const std::uint64_t end = std::min(raddr + bytes, h->user_addr + h->user_bytes);
-        if (begin < end && (cma_ || (begin == raddr && end == raddr + bytes))) {
+        const std::uint64_t lo = h->user_addr, hi = h->user_addr + h->user_bytes, last = raddr + bytes;
+        const std::uint64_t begin = std::max(raddr, lo), end = std::min(last, hi);
+        // Outside the region (an adopted buffer's partial first and last pages): from the edge pages, where
+        // the sender copied its message's bytes within a page of the region, and beyond those by CMA.
+        const std::uint64_t page = SharedHeap::header_bytes();
+        const bool edges = h->edge_pages == 2;
+        const std::uint64_t head_from = edges ? std::max(raddr, lo - page) : begin;
+        const std::uint64_t tail_to = edges ? std::min(last, hi + page) : end;
+        if (begin < end && (cma_ || (raddr == head_from && tail_to == last))) {
           auto* dst = static_cast<unsigned char*>(local);
+          unsigned char* mapped = region->base + page;
           int rc = MPI_SUCCESS;
-          if (begin > raddr) rc = cma_read(static_cast<std::size_t>(j), dst, begin - raddr, raddr);
+          if (raddr < head_from) rc = cma_read(static_cast<std::size_t>(j), dst, head_from - raddr, raddr);
+          if (head_from < begin)
+            std::memcpy(dst + (head_from - raddr), mapped + h->user_bytes + page + (head_from - (lo - page)),
+                        begin - head_from);
           // The sender's lines end up modified here rather than shared, so that its next write to them does
           // not wait for invalidations (common/memory_copy.hpp: 3-7x slower rewrites of the send buffer).
-          copy_and_own_source(dst + (begin - raddr), region->base + SharedHeap::header_bytes() + (begin - h->user_addr),
-                              end - begin, placement == ReadPlacement::memory);
-          if (rc == MPI_SUCCESS && end < raddr + bytes)
-            rc = cma_read(static_cast<std::size_t>(j), dst + (end - raddr), raddr + bytes - end, end);
+          copy_and_own_source(dst + (begin - raddr), mapped + (begin - lo), end - begin,
+                              placement == ReadPlacement::memory);
+          if (end < tail_to) std::memcpy(dst + (end - raddr), mapped + h->user_bytes + (end - hi), tail_to - end);
+          if (rc == MPI_SUCCESS && tail_to < last)
+            rc = cma_read(static_cast<std::size_t>(j), dst + (tail_to - raddr), last - tail_to, tail_to);
           ++mapped_reads_;
           // Reported from the next poll, as for CMA: the engine is still issuing this receive's pieces.
           completions_.emplace_back(token, rc);
