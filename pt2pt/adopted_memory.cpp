@@ -136,6 +136,11 @@ std::size_t AdoptedMemory::regions() const noexcept {
   return regions_.size();
 }
 
+void AdoptedMemory::use_proc_files_only() noexcept {
+  std::lock_guard<std::mutex> lock(mutex_);
+  procmap_query_ = 0;
+}
+
 int AdoptedMemory::maps_fd() noexcept {
   if (maps_fd_ < 0) maps_fd_ = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
   if (maps_fd_ >= 0 && procmap_query_ < 0) {

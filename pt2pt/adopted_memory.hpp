@@ -59,6 +59,8 @@ class AdoptedMemory {
 
   // Regions currently adopted (tests).
   std::size_t regions() const noexcept;
+  // Tests: find mappings as on kernels before 6.11 (no PROCMAP_QUERY): /proc/self/maps and map_files.
+  void use_proc_files_only() noexcept;
   // Whether this process may adopt at all: glibc's malloc is malloc, libcuda is not loaded.
   static bool process_allows() noexcept;
 

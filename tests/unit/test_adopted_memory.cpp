@@ -61,7 +61,7 @@ std::uint64_t send_times(const void* p, std::size_t n, int times, const Adoption
 
 }  // namespace
 
-TEST_CASE("a malloc'd buffer sent again and again is adopted in place", "[adopted_memory]") {
+void adopt_use_free() {
   if (!AdoptedMemory::process_allows()) {
     WARN("malloc is not glibc's here (a sanitizer?): adoption is off by design");
     return;
@@ -116,7 +116,7 @@ TEST_CASE("a malloc'd buffer sent again and again is adopted in place", "[adopte
   std::free(again);
 }
 
-TEST_CASE("a buffer sent in growing prefixes ends up in one region", "[adopted_memory]") {
+void grow_prefixes() {
   if (!AdoptedMemory::process_allows()) return;
   AdoptedMemory& memory = AdoptedMemory::instance();
   const std::size_t n = std::size_t{6} << 20;
@@ -142,6 +142,10 @@ TEST_CASE("a buffer sent in growing prefixes ends up in one region", "[adopted_m
   CHECK(holds(buf, n, 4));
   std::free(buf);
 }
+
+TEST_CASE("a malloc'd buffer sent again and again is adopted in place", "[adopted_memory]") { adopt_use_free(); }
+
+TEST_CASE("a buffer sent in growing prefixes ends up in one region", "[adopted_memory]") { grow_prefixes(); }
 
 TEST_CASE("memory that is not a glibc malloc block's is never adopted", "[adopted_memory]") {
   const std::size_t n = std::size_t{2} << 20;
@@ -191,4 +195,12 @@ TEST_CASE("a forked child gets private copies of adopted pages", "[adopted_memor
   CHECK(holds(buf, n, 5));
   CHECK(adopted_at(buf + n / 2));
   std::free(buf);
+}
+
+// A process of its own (tests/unit/meson.build runs the "[proc_files]" tests separately: adoption leaves
+// state behind, and this changes the process-wide instance for good).
+TEST_CASE("without PROCMAP_QUERY (kernels before 6.11), /proc/self/maps and map_files do", "[.proc_files]") {
+  AdoptedMemory::instance().use_proc_files_only();
+  adopt_use_free();
+  grow_prefixes();
 }
