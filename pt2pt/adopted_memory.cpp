@@ -51,27 +51,33 @@ constexpr char kMemfdPrefix[] = "fabmpi-adopted-";
 
 std::size_t page_size() noexcept { return SharedHeap::header_bytes(); }
 
-// Parses one /proc/<pid>/maps line ("start-end perms offset major:minor inode   name"). No allocation (also
-// used in a forked child). `name` points into the line.
-bool parse_maps_line(const char* line, std::uintptr_t* start, std::uintptr_t* end, char perms[5],
-                     std::uint64_t* offset, unsigned* major, unsigned* minor, std::uint64_t* inode,
-                     const char** name) {
+// One /proc/<pid>/maps line ("start-end perms offset major:minor inode   name").
+struct MapsLine {
+  std::uintptr_t start = 0, end = 0;
+  char perms[5] = {};
+  std::uint64_t offset = 0, inode = 0;
+  unsigned major = 0, minor = 0;
+  const char* name = nullptr;  // points into the line
+};
+
+// No allocation (also used in a forked child).
+bool parse_maps_line(const char* line, MapsLine* out) {
   char* p = nullptr;
-  *start = std::strtoull(line, &p, 16);
+  out->start = std::strtoull(line, &p, 16);
   if (*p != '-') return false;
-  *end = std::strtoull(p + 1, &p, 16);
+  out->end = std::strtoull(p + 1, &p, 16);
   if (*p != ' ') return false;
   ++p;
-  for (int i = 0; i < 4; ++i) perms[i] = p[i] ? p[i] : '-';
-  perms[4] = 0;
+  for (int i = 0; i < 4; ++i) out->perms[i] = p[i] ? p[i] : '-';
+  out->perms[4] = 0;
   p += 4;
-  *offset = std::strtoull(p, &p, 16);
-  *major = static_cast<unsigned>(std::strtoul(p, &p, 16));
+  out->offset = std::strtoull(p, &p, 16);
+  out->major = static_cast<unsigned>(std::strtoul(p, &p, 16));
   if (*p != ':') return false;
-  *minor = static_cast<unsigned>(std::strtoul(p + 1, &p, 16));
-  *inode = std::strtoull(p, &p, 10);
+  out->minor = static_cast<unsigned>(std::strtoul(p + 1, &p, 16));
+  out->inode = std::strtoull(p, &p, 10);
   while (*p == ' ') ++p;
-  *name = p;
+  out->name = p;
   return true;
 }
 
@@ -183,23 +189,18 @@ bool AdoptedMemory::vma_of(std::uintptr_t addr, Vma* out) noexcept {
   }
   bool found = false;
   for_each_maps_line([&](const char* line) {
-    std::uintptr_t start = 0, end = 0;
-    char perms[5];
-    std::uint64_t offset = 0, inode = 0;
-    unsigned major = 0, minor = 0;
-    const char* vma_name = nullptr;
-    if (!parse_maps_line(line, &start, &end, perms, &offset, &major, &minor, &inode, &vma_name)) return true;
-    if (addr < start || addr >= end) return true;
-    out->start = start;
-    out->end = end;
-    out->readable = perms[0] == 'r';
-    out->writable = perms[1] == 'w';
-    out->shared = perms[3] == 's';
-    out->offset = offset;
-    out->inode = inode;
-    out->dev = makedev(major, minor);
-    out->heap = std::strcmp(vma_name, "[heap]") == 0;
-    out->unnamed = vma_name[0] == 0;
+    MapsLine m;
+    if (!parse_maps_line(line, &m) || addr < m.start || addr >= m.end) return true;
+    out->start = m.start;
+    out->end = m.end;
+    out->readable = m.perms[0] == 'r';
+    out->writable = m.perms[1] == 'w';
+    out->shared = m.perms[3] == 's';
+    out->offset = m.offset;
+    out->inode = m.inode;
+    out->dev = makedev(m.major, m.minor);
+    out->heap = std::strcmp(m.name, "[heap]") == 0;
+    out->unnamed = m.name[0] == 0;
     found = true;
     return false;
   });
@@ -462,19 +463,15 @@ void AdoptedMemory::after_fork_in_child() noexcept {
       std::size_t found = 0;
       more = false;
       for_each_maps_line([&](const char* line) {
-        std::uintptr_t start = 0, end = 0;
-        char perms[5];
-        std::uint64_t offset = 0, inode = 0;
-        unsigned major = 0, minor = 0;
-        const char* name = nullptr;
-        if (parse_maps_line(line, &start, &end, perms, &offset, &major, &minor, &inode, &name) && perms[3] == 's' &&
-            std::strncmp(name, "/memfd:", 7) == 0 && std::strncmp(name + 7, kMemfdPrefix, sizeof kMemfdPrefix - 1) == 0) {
+        MapsLine m;
+        if (parse_maps_line(line, &m) && m.perms[3] == 's' && std::strncmp(m.name, "/memfd:", 7) == 0 &&
+            std::strncmp(m.name + 7, kMemfdPrefix, sizeof kMemfdPrefix - 1) == 0) {
           if (found == kBatch) {
             more = true;
             return false;
           }
-          starts[found] = start;
-          ends[found++] = end;
+          starts[found] = m.start;
+          ends[found++] = m.end;
         }
         return true;
       });

@@ -13,33 +13,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "check.h"
+#include "mapped_counter.h"
 
 extern void* __libc_malloc(size_t);
-
-static unsigned char value_at(int src, int round, size_t i) {
-  return (unsigned char)((size_t)src * 29u + (size_t)round * 13u + (i * 2654435761u >> 8));
-}
-
-static void fill(unsigned char* p, size_t n, int src, int round) {
-  for (size_t i = 0; i < n; ++i) p[i] = value_at(src, round, i);
-}
-
-static void verify(const unsigned char* p, size_t n, int src, int round, const char* what) {
-  for (size_t i = 0; i < n; ++i)
-    CHECK(p[i] == value_at(src, round, i), "%s: byte %zu of %zu from rank %d (round %d) is %u, expected %u", what,
-          i, n, src, round, p[i], value_at(src, round, i));
-}
-
-static int pvar_index = -1;
-static MPI_T_pvar_session session;
-static MPI_T_pvar_handle mapped_handle;
-
-static unsigned long long mapped_reads(void) {
-  unsigned long long v = 0;
-  if (pvar_index >= 0) MPI_OK(MPI_T_pvar_read(session, mapped_handle, &v));
-  return v;
-}
 
 /* `rounds` exchanges of `n` bytes at `offset` in `sbuf` with every other rank (rank+d sends to rank-d's
  * partner), the send buffer rewritten before each. */
@@ -47,7 +23,7 @@ static void exchange(int rank, int size, unsigned char* sbuf, unsigned char* rbu
                      int round0, const char* what) {
   for (int r = 0; r < rounds; ++r) {
     const int round = round0 + r;
-    fill(sbuf, n, rank, round);
+    pattern_fill(sbuf, n, rank, round);
     for (int d = 1; d < size; ++d) {
       const int to = (rank + d) % size, from = (rank - d + size) % size;
       memset(rbuf, 0, n);
@@ -55,7 +31,7 @@ static void exchange(int rank, int size, unsigned char* sbuf, unsigned char* rbu
       MPI_OK(MPI_Irecv(rbuf, (int)n, MPI_BYTE, from, round, MPI_COMM_WORLD, &reqs[0]));
       MPI_OK(MPI_Isend(sbuf, (int)n, MPI_BYTE, to, round, MPI_COMM_WORLD, &reqs[1]));
       MPI_OK(MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE));
-      verify(rbuf, n, from, round, what);
+      pattern_verify(rbuf, n, from, round, what);
     }
   }
 }
@@ -67,15 +43,7 @@ int main(int argc, char** argv) {
   MPI_OK(MPI_Comm_size(MPI_COMM_WORLD, &size));
   const int glibc_malloc = (void*)malloc == (void*)__libc_malloc;
   const int expect_mapped = argc > 1 && strcmp(argv[1], "expect-mapped") == 0 && glibc_malloc && size > 1;
-  int count = 0;
-  if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) == MPI_SUCCESS &&
-      MPI_T_pvar_get_index("rendezvous_reads_mapped", MPI_T_PVAR_CLASS_COUNTER, &pvar_index) == MPI_SUCCESS) {
-    MPI_OK(MPI_T_pvar_session_create(&session));
-    MPI_OK(MPI_T_pvar_handle_alloc(session, pvar_index, NULL, &mapped_handle, &count));
-    MPI_OK(MPI_T_pvar_start(session, mapped_handle));
-  } else {
-    pvar_index = -1;
-  }
+  mapped_counter_start();
   int round = 0;
   /* A fixed threshold: every request of 512 KiB or more gets a block mapped for it (glibc otherwise raises
    * the threshold after the first free and serves later ones from its heap), and a freed block's addresses
@@ -100,10 +68,10 @@ int main(int argc, char** argv) {
     exchange(rank, size, sbuf + 4097, rbuf + 3, n - 8200, 4, round, "odd slice");
     round += 4;
     /* realloc of an adopted buffer keeps its bytes (glibc copies: the block is no longer one mapping). */
-    fill(sbuf, n, rank, round);
+    pattern_fill(sbuf, n, rank, round);
     sbuf = realloc(sbuf, 2 * n);
     CHECK(sbuf != NULL, "realloc");
-    verify(sbuf, n, rank, round, "realloc");
+    pattern_verify(sbuf, n, rank, round, "realloc");
     exchange(rank, size, sbuf, rbuf, n, 20, ++round, "after realloc");
     round += 20;
     free(sbuf);
@@ -135,7 +103,7 @@ int main(int argc, char** argv) {
     round += 20;
 
     /* 4. A forked child writes into the (now adopted) buffer; the parent's bytes must not change. */
-    fill(sbuf, n, rank, round);
+    pattern_fill(sbuf, n, rank, round);
     const pid_t child = fork();
     CHECK(child >= 0, "fork");
     if (child == 0) {
@@ -144,7 +112,7 @@ int main(int argc, char** argv) {
     }
     int status = 0;
     CHECK(waitpid(child, &status, 0) == child && WIFEXITED(status), "child");
-    verify(sbuf, n, rank, round, "after a child wrote its copy");
+    pattern_verify(sbuf, n, rank, round, "after a child wrote its copy");
     exchange(rank, size, sbuf, rbuf, n, 4, ++round, "after fork");
     round += 4;
     free(pad);
@@ -157,11 +125,7 @@ int main(int argc, char** argv) {
     CHECK(mapped > 0, "no message was read from a mapping (rendezvous_reads_mapped = %llu)", mapped);
   MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
   if (rank == 0) printf("adopted: %d ranks, %d rounds, mapped reads on rank 0: %llu\n", size, round, mapped);
-  if (pvar_index >= 0) {
-    MPI_OK(MPI_T_pvar_handle_free(session, &mapped_handle));
-    MPI_OK(MPI_T_pvar_session_free(&session));
-  }
-  MPI_T_finalize();
+  mapped_counter_stop();
   MPI_OK(MPI_Finalize());
   return 0;
 }

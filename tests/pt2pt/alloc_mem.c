@@ -9,31 +9,7 @@
  * received (fabmpi's native shared memory); otherwise it is only read. */
 #include <stdint.h>
 
-#include "check.h"
-
-static unsigned char value_at(int src, int round, size_t i) {
-  return (unsigned char)((size_t)src * 37u + (size_t)round * 11u + (i * 2654435761u >> 7));
-}
-
-static void fill(unsigned char* p, size_t n, int src, int round) {
-  for (size_t i = 0; i < n; ++i) p[i] = value_at(src, round, i);
-}
-
-static void verify(const unsigned char* p, size_t n, int src, int round, const char* what) {
-  for (size_t i = 0; i < n; ++i)
-    CHECK(p[i] == value_at(src, round, i), "%s: byte %zu of %zu from rank %d (round %d) is %u, expected %u", what,
-          i, n, src, round, p[i], value_at(src, round, i));
-}
-
-static int pvar_index = -1;
-static MPI_T_pvar_session session;
-static MPI_T_pvar_handle mapped_handle;
-
-static unsigned long long mapped_reads(void) {
-  unsigned long long v = 0;
-  if (pvar_index >= 0) MPI_OK(MPI_T_pvar_read(session, mapped_handle, &v));
-  return v;
-}
+#include "mapped_counter.h"
 
 /* Every ordered pair (a -> b) exchanges `n` bytes taken at `offset` inside a buffer of `bytes`, sender's
  * buffer from MPI_Alloc_mem (`send_shared`) or malloc, receiver's likewise. */
@@ -46,7 +22,7 @@ static void pairwise(int rank, int size, size_t bytes, size_t offset, size_t n, 
   if (recv_shared) MPI_OK(MPI_Alloc_mem((MPI_Aint)bytes, MPI_INFO_NULL, &rbuf));
   else rbuf = malloc(bytes);
   CHECK(sbuf && rbuf, "allocation of %zu bytes", bytes);
-  fill(sbuf + offset, n, rank, round);
+  pattern_fill(sbuf + offset, n, rank, round);
   for (int d = 1; d < size; ++d) {
     const int to = (rank + d) % size, from = (rank - d + size) % size;
     memset(rbuf, 0, bytes);
@@ -54,7 +30,7 @@ static void pairwise(int rank, int size, size_t bytes, size_t offset, size_t n, 
     MPI_OK(MPI_Irecv(rbuf + offset, (int)n, MPI_BYTE, from, round, MPI_COMM_WORLD, &reqs[0]));
     MPI_OK(MPI_Isend(sbuf + offset, (int)n, MPI_BYTE, to, round, MPI_COMM_WORLD, &reqs[1]));
     MPI_OK(MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE));
-    verify(rbuf + offset, n, from, round, "pairwise");
+    pattern_verify(rbuf + offset, n, from, round, "pairwise");
   }
   if (send_shared) MPI_OK(MPI_Free_mem(sbuf));
   else free(sbuf);
@@ -63,21 +39,12 @@ static void pairwise(int rank, int size, size_t bytes, size_t offset, size_t n, 
 }
 
 int main(int argc, char** argv) {
-  int rank, size, provided;
+  int rank, size;
   const int expect_mapped = argc > 1 && strcmp(argv[1], "expect-mapped") == 0;
   MPI_OK(MPI_Init(&argc, &argv));
   MPI_OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
   MPI_OK(MPI_Comm_size(MPI_COMM_WORLD, &size));
-  MPI_OK(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
-  if (MPI_T_pvar_get_index("rendezvous_reads_mapped", MPI_T_PVAR_CLASS_COUNTER, &pvar_index) == MPI_SUCCESS) {
-    int count;
-    MPI_OK(MPI_T_pvar_session_create(&session));
-    MPI_OK(MPI_T_pvar_handle_alloc(session, pvar_index, NULL, &mapped_handle, &count));
-    MPI_OK(MPI_T_pvar_start(session, mapped_handle));
-  } else {
-    CHECK(!expect_mapped, "no rendezvous_reads_mapped performance variable");
-    pvar_index = -1;
-  }
+  if (!mapped_counter_start()) CHECK(!expect_mapped, "no rendezvous_reads_mapped performance variable");
 
   /* Sizes around the mapped-send threshold (16 KiB: rendezvous from MPI_Alloc_mem memory under the eager
    * limit), the eager limits and the 1 MiB read pieces; offsets that are not page- or line-aligned. The
@@ -102,10 +69,10 @@ int main(int argc, char** argv) {
     rbuf = malloc(n);
     const int to = (rank + 1) % size, from = (rank - 1 + size) % size;
     for (int r = 0; r < 4; ++r, ++round) {
-      fill(sbuf, n, rank, round);
+      pattern_fill(sbuf, n, rank, round);
       MPI_OK(MPI_Sendrecv(sbuf, (int)n, MPI_BYTE, to, round, rbuf, (int)n, MPI_BYTE, from, round, MPI_COMM_WORLD,
                           MPI_STATUS_IGNORE));
-      verify(rbuf, n, from, round, "rewritten");
+      pattern_verify(rbuf, n, from, round, "rewritten");
     }
     MPI_OK(MPI_Free_mem(sbuf));
     free(rbuf);
@@ -128,12 +95,12 @@ int main(int argc, char** argv) {
     const int to = (rank + 1) % size, from = (rank - 1 + size) % size;
     for (int b = 0; b < kRegions; ++b) {
       MPI_OK(MPI_Alloc_mem((MPI_Aint)n, MPI_INFO_NULL, &bufs[b]));
-      fill(bufs[b], n, rank, round + b);
+      pattern_fill(bufs[b], n, rank, round + b);
     }
     for (int b = 0; b < kRegions; ++b) {
       MPI_OK(MPI_Sendrecv(bufs[b], (int)n, MPI_BYTE, to, round + b, rbuf, (int)n, MPI_BYTE, from, round + b,
                           MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-      verify(rbuf, n, from, round + b, "many regions");
+      pattern_verify(rbuf, n, from, round + b, "many regions");
     }
     for (int b = 0; b < kRegions; ++b) MPI_OK(MPI_Free_mem(bufs[b]));
     free(rbuf);
@@ -150,14 +117,14 @@ int main(int argc, char** argv) {
     MPI_OK(MPI_Type_commit(&vec));
     MPI_OK(MPI_Alloc_mem((MPI_Aint)span, MPI_INFO_NULL, &sbuf));
     MPI_OK(MPI_Alloc_mem((MPI_Aint)span, MPI_INFO_NULL, &rbuf));
-    fill(sbuf, span, rank, round);
+    pattern_fill(sbuf, span, rank, round);
     memset(rbuf, 0, span);
     const int to = (rank + 1) % size, from = (rank - 1 + size) % size;
     MPI_OK(MPI_Sendrecv(sbuf, 1, vec, to, round, rbuf, 1, vec, from, round, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
     for (int b = 0; b < blocks; ++b)
       for (int i = 0; i < stride; ++i) {
         const size_t at = (size_t)b * (size_t)stride + (size_t)i;
-        const unsigned char want = i < blocklen ? value_at(from, round, at) : 0;
+        const unsigned char want = i < blocklen ? pattern_byte(from, round, at) : 0;
         CHECK(rbuf[at] == want, "vector: byte %zu is %u, expected %u", at, rbuf[at], want);
       }
     ++round;
@@ -193,11 +160,7 @@ int main(int argc, char** argv) {
   }
 
   if (rank == 0) printf("alloc_mem: %d ranks, %d rounds, mapped reads on rank 0: %llu\n", size, round, mapped_reads());
-  if (pvar_index >= 0) {
-    MPI_OK(MPI_T_pvar_handle_free(session, &mapped_handle));
-    MPI_OK(MPI_T_pvar_session_free(&session));
-  }
-  MPI_OK(MPI_T_finalize());
+  mapped_counter_stop();
   MPI_OK(MPI_Finalize());
   return 0;
 }

@@ -41,6 +41,17 @@ static inline unsigned char pattern_byte(int src, int tag, size_t i) {
   return (unsigned char)((size_t)src * 131u + (size_t)tag * 7u + i * 2654435761u % 251u);
 }
 
+/* n bytes of the pattern rank `src` sends with `tag` (a round number, ...), and the check of a receive. */
+static inline void pattern_fill(unsigned char* p, size_t n, int src, int tag) {
+  for (size_t i = 0; i < n; ++i) p[i] = pattern_byte(src, tag, i);
+}
+
+static inline void pattern_verify(const unsigned char* p, size_t n, int src, int tag, const char* what) {
+  for (size_t i = 0; i < n; ++i)
+    CHECK(p[i] == pattern_byte(src, tag, i), "%s: byte %zu of %zu from rank %d (tag %d) is %u, expected %u", what, i,
+          n, src, tag, p[i], pattern_byte(src, tag, i));
+}
+
 static inline size_t status_bytes(const MPI_Status* st) {
   return (size_t)(unsigned)st->count_lo | ((size_t)(st->count_hi_and_cancelled >> 1) << 32);
 }
