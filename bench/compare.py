@@ -493,7 +493,9 @@ def write_report(args, path, camp, mpis, built, ncores, ref):
     L.append("`*_alloc_mem_*` (np=2, shared memory, 64 KiB and up): the same point-to-point tests with both buffers "
              "from `MPI_Alloc_mem` instead of `malloc` (`osu_style --alloc-mem`), memory an MPI may make special for "
              "message passing (MPI-3.1 section 8.2). fabmpi's is shared with the node, so the receiver copies a "
-             "large message once, straight out of the sender's buffer.")
+             "large message once, straight out of the sender's buffer. Since its seventeenth session fabmpi also "
+             "moves malloc'd send buffers into such memory in place once they have gone by rendezvous 16 times "
+             "(`FABMPI_SHM_ADOPT`, 512 KiB and up; `pt2pt/README.md`), which the plain metrics' large sizes show.")
     L.append("")
     if camp.failures:
         L.append("## Failures")
