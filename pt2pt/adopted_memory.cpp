@@ -275,7 +275,9 @@ bool AdoptedMemory::adoptable(const void* buf, std::size_t bytes, std::uintptr_t
 
 bool AdoptedMemory::adopt(std::uintptr_t lo, std::uintptr_t hi, Region* out) noexcept {
   const std::size_t page = page_size(), bytes = hi - lo;
-  if (bytes > SharedHeap::largest_region()) return false;
+  // Until the mremap the pages exist twice (the program's and the copy): not for buffers larger than an
+  // eighth of the machine's memory.
+  if (bytes > SharedHeap::largest_region() / 8) return false;
   const std::uint64_t id = SharedHeap::new_region_id();
   char name[48];
   std::snprintf(name, sizeof name, "%s%llu", kMemfdPrefix, static_cast<unsigned long long>(id));
