@@ -233,8 +233,9 @@ class NativeShm final : public ShmTransport {
     // of the shared heap (MPI_Alloc_mem) carries its region's key: the peer may map it and copy once.
     out->addr = reinterpret_cast<std::uint64_t>(buf);
     out->key = SharedHeap::instance().key_of(buf, bytes);
-    // A buffer from malloc sent again and again is adopted into shared memory (adopted_memory.hpp); the
-    // peer reads its partial end pages with CMA, so only where CMA works.
+    // A buffer from malloc sent again and again is adopted into shared memory (adopted_memory.hpp). Only
+    // where CMA works: a message larger than its region (until the larger one is adopted) is read partly
+    // by CMA.
     if (out->key == 0 && cma_ && options_.mapped_reads)
       out->key = AdoptedMemory::instance().key_for_send(buf, bytes, options_.adoption);
     return Rc();
@@ -601,7 +602,7 @@ bool NativeShm::map_peer_region(std::size_t j, std::uint64_t key,
   if (p == MAP_FAILED) return false;
   const auto* h = static_cast<const SharedRegionHeader*>(p);
   if (h->magic != SharedRegionHeader::kMagic || h->id != SharedRegionKey::id(key) ||
-      h->live.load(std::memory_order_acquire) == 0 || page + h->user_bytes > bytes) {
+      h->live.load(std::memory_order_acquire) == 0 || page + h->user_bytes + h->edge_pages * page > bytes) {
     munmap(p, bytes);
     return false;
   }
