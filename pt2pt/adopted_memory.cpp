@@ -479,13 +479,8 @@ void AdoptedMemory::after_fork_in_child() noexcept {
       });
       std::size_t privatized = 0;
       for (std::size_t i = 0; i < found; ++i) {
-        const std::size_t bytes = ends[i] - starts[i];
-        void* copy = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (copy == MAP_FAILED) continue;  // out of memory: that mapping stays shared, as it was
-        std::memcpy(copy, reinterpret_cast<const void*>(starts[i]), bytes);
-        if (mremap(copy, bytes, bytes, MREMAP_MAYMOVE | MREMAP_FIXED, reinterpret_cast<void*>(starts[i])) == MAP_FAILED)
-          munmap(copy, bytes);
-        else
+        // (Out of memory: that mapping stays shared, as it was.)
+        if (SharedHeap::make_private_in_place(reinterpret_cast<void*>(starts[i]), ends[i] - starts[i]))
           ++privatized;
       }
       if (privatized == 0) break;  // nothing changed: another pass would find the same mappings

@@ -27,19 +27,21 @@ void SharedHeap::after_fork_in_parent() noexcept { instance().mutex_.unlock(); }
 
 void SharedHeap::after_fork_in_child() noexcept {
   SharedHeap& heap = instance();
-  // Each region becomes private memory with the same contents at the same address: a private anonymous
-  // copy moved over the shared mapping. The memfds stay open (release() closes them as before); a region
-  // that cannot be copied (out of memory) stays shared, as it was.
-  auto make_private = [](const Region& r) {
-    void* copy = mmap(nullptr, r.mapped_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (copy == MAP_FAILED) return;
-    std::memcpy(copy, r.base, r.mapped_bytes);
-    if (mremap(copy, r.mapped_bytes, r.mapped_bytes, MREMAP_MAYMOVE | MREMAP_FIXED, r.base) == MAP_FAILED)
-      munmap(copy, r.mapped_bytes);
-  };
-  for (const auto& [user, r] : heap.regions_) make_private(r);
-  for (const Region& r : heap.kept_) make_private(r);
+  // Each region becomes private memory with the same contents at the same address. The memfds stay open
+  // (release() closes them as before); a region that cannot be copied (out of memory) stays shared.
+  for (const auto& [user, r] : heap.regions_) make_private_in_place(r.base, r.mapped_bytes);
+  for (const Region& r : heap.kept_) make_private_in_place(r.base, r.mapped_bytes);
   heap.mutex_.unlock();
+}
+
+bool SharedHeap::make_private_in_place(void* addr, std::size_t bytes) noexcept {
+  // A private anonymous copy moved over the shared mapping.
+  void* copy = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (copy == MAP_FAILED) return false;
+  std::memcpy(copy, addr, bytes);
+  if (mremap(copy, bytes, bytes, MREMAP_MAYMOVE | MREMAP_FIXED, addr) != MAP_FAILED) return true;
+  munmap(copy, bytes);
+  return false;
 }
 
 SharedHeap& SharedHeap::instance() {

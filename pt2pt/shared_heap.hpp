@@ -66,6 +66,10 @@ class SharedHeap {
   static std::size_t header_bytes() noexcept;
   // The largest request allocate() takes (the machine's memory, RLIMIT_FSIZE); larger ones are left to malloc.
   static std::size_t largest_region() noexcept;
+  // Replaces the shared mapping [addr, addr + bytes) with a private copy of its bytes at the same addresses
+  // (what a forked child must have of shared-heap and adopted memory). False, and still shared, when there
+  // is no memory for the copy. Async-signal-safe calls only (fork child handlers).
+  static bool make_private_in_place(void* addr, std::size_t bytes) noexcept;
   // A region id never used before in this process, by this heap or by adopted memory (adopted_memory.hpp):
   // a peer's mapping is cached by key, and a key must never name two regions.
   static std::uint64_t new_region_id() noexcept;
