@@ -228,6 +228,36 @@ bool AdoptedMemory::still_mapped(const Region& r) noexcept {
   return e > 0 && std::strncmp(target, expected, static_cast<std::size_t>(e)) == 0;
 }
 
+bool AdoptedMemory::inside_mapped_block(const Vma& vma, std::uintptr_t u, std::size_t bytes) noexcept {
+  // Blocks glibc mapped one after another are often one VMA (adjacent anonymous mappings merge), and an
+  // adoption splits one in three. So the block holding u is found by walking the blocks from the start of
+  // the run of adjacent mappings, anonymous or adopted by us, that ends with u's: each block begins with
+  // its chunk header, prev_size 0 and the block's size with IS_MMAPPED set (a memalign'd block's first
+  // chunk header stays there too, describing the whole block). Anything else on the way (a mapping that is
+  // not malloc's) ends the walk: not adopted.
+  constexpr int kMaxSteps = 64;
+  const std::size_t page = page_size();
+  std::uintptr_t start = vma.start;
+  for (int i = 0; i < kMaxSteps && start >= page; ++i) {
+    Vma prev;
+    if (!vma_of(start - 1, &prev) || prev.end != start) break;
+    const auto region = regions_.find(prev.start);
+    const bool ours = region != regions_.end() && region->second.hi == prev.end && region->second.ino == prev.inode;
+    if (!ours && !(prev.readable && prev.writable && !prev.shared && prev.inode == 0 && prev.unnamed)) break;
+    start = prev.start;
+  }
+  std::uintptr_t block = start;
+  for (int i = 0; i < kMaxSteps && block + page <= vma.end; ++i) {
+    const auto* header = reinterpret_cast<const std::size_t*>(block);
+    const std::size_t size = header[1] & ~std::size_t{7};
+    if (header[0] != 0 || (header[1] & 6) != 2 || size == 0 || size % page != 0 || size > (std::size_t{1} << 46))
+      return false;
+    if (u < block + size) return u >= block + 16 && bytes <= block + size - u;
+    block += size;
+  }
+  return false;
+}
+
 bool AdoptedMemory::adoptable(const void* buf, std::size_t bytes, std::uintptr_t* lo_inout, std::uintptr_t hi,
                               const Region* replaced) noexcept {
   std::uintptr_t lo = *lo_inout;
@@ -252,14 +282,16 @@ bool AdoptedMemory::adoptable(const void* buf, std::size_t bytes, std::uintptr_t
     const std::size_t lead = header[0], field = header[1];
     const std::size_t chunk = field & ~std::size_t{7};
     const std::uintptr_t p = u - 16;
-    if ((field & 6) != 2 || lead > p || ((p - lead) | (lead + chunk)) % page_size() != 0 || chunk < bytes + 16)
+    if ((field & 6) == 2 && lead <= p && ((p - lead) | (lead + chunk)) % page_size() == 0 && chunk >= bytes + 16) {
+      // The block's first page holds nothing but its header before the buffer (written only by malloc and
+      // free): it can go along, and the message's first bytes need no CMA. Not when the region would then
+      // be the whole block: realloc would mremap it (all one mapping) past the memfd's end.
+      const std::uintptr_t block = p - lead;
+      if (block + page_size() == lo && hi < block + lead + chunk && head.start <= block)
+        lo = block;
+    } else if (head_replaced || !inside_mapped_block(head, u, bytes)) {
       return false;
-    // The block's first page holds nothing but its header before the buffer (written only by malloc and
-    // free): it can go along, and the message's first bytes need no CMA. Not when the region would then be
-    // the whole block: realloc would mremap it (all one mapping) past the memfd's end.
-    const std::uintptr_t block = p - lead;
-    if (block + page_size() == lo && hi < block + lead + chunk && head.start <= block)
-      lo = block;
+    }
   }
   // Every page of [lo, hi): memory of the same kind (or the region this adoption replaces).
   for (std::uintptr_t a = lo; a < hi;) {

@@ -14,7 +14,7 @@
 // pages of the memfd at each send (under 8 KiB; a kernel copy by CMA costs the receiver ~1.5 us each).
 //
 // Which memory: only what glibc's malloc handed out (its main heap, "[heap]", or a block it mapped for one
-// large request that starts the send buffer), only while glibc's malloc is the process's malloc (jemalloc,
+// large request that holds the send buffer), only while glibc's malloc is the process's malloc (jemalloc,
 // tcmalloc or a sanitizer's allocator may rely on MADV_DONTNEED zeroing private pages, which it does not do
 // for shared ones; glibc clears such memory itself before calloc returns it), only in a process that has
 // not loaded libcuda (pages pinned for a device must stay where they are), and only the pages inside the
@@ -97,6 +97,8 @@ class AdoptedMemory {
   // block's header page). `replaced`: a region inside them that the adoption would take in.
   bool adoptable(const void* buf, std::size_t bytes, std::uintptr_t* lo, std::uintptr_t hi,
                  const Region* replaced) noexcept;
+  // Whether [u, u + bytes) lies inside one block glibc mapped for one request (`vma` holds u).
+  bool inside_mapped_block(const Vma& vma, std::uintptr_t u, std::size_t bytes) noexcept;
   bool adopt(std::uintptr_t lo, std::uintptr_t hi, Region* out) noexcept;
   void drop(const Region& r) noexcept;
   void sweep() noexcept;  // drops every region that is no longer mapped

@@ -2,6 +2,7 @@
 // program's bytes must never change (at adoption, after it, in a forked child), a freed buffer's key must
 // never be handed out again, and only glibc malloc's memory is taken.
 #include <catch2/catch.hpp>
+#include <malloc.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -147,24 +148,62 @@ TEST_CASE("a malloc'd buffer sent again and again is adopted in place", "[adopte
 
 TEST_CASE("a buffer sent in growing prefixes ends up in one region", "[adopted_memory]") { grow_prefixes(); }
 
+void inside_mapped_blocks() {
+  if (!AdoptedMemory::process_allows()) return;
+  // Blocks mapped one after another usually share one mapping (VMA); the second half of the upper one is
+  // what rank 0 of a two-rank MPI_Alltoall sends.
+  mallopt(M_MMAP_THRESHOLD, 128 << 10);  // fixed: earlier frees in this process may have raised it
+  const std::size_t n = std::size_t{4} << 20;
+  auto* lower = static_cast<unsigned char*>(std::malloc(n));
+  auto* upper = static_cast<unsigned char*>(std::malloc(n));
+  REQUIRE(lower != nullptr);
+  REQUIRE(upper != nullptr);
+  fill(lower, n, 6);
+  fill(upper, n, 7);
+  if (mapping_of(upper).find("[heap]") != std::string::npos) {
+    WARN("glibc served these from its heap here: nothing to walk");
+  } else {
+    for (unsigned char* half : {upper + n / 2, lower + n / 2, lower + 5000}) {
+      const std::uint64_t key = send_times(half, n / 2 - 5000, 3);
+      CHECK(key != 0);
+      CHECK(adopted_at(half + n / 4));
+      CHECK(!adopted_at(half - 4096));  // nothing before the buffer's pages
+    }
+    CHECK(holds(lower, n, 6));
+    CHECK(holds(upper, n, 7));
+  }
+  // realloc of a block partly adopted copies it (its mapping is in pieces now).
+  upper = static_cast<unsigned char*>(std::realloc(upper, 2 * n));
+  REQUIRE(upper != nullptr);
+  CHECK(holds(upper, n, 7));
+  std::free(upper);
+  std::free(lower);
+}
+
+TEST_CASE("a buffer inside a block malloc mapped is adopted, found among its neighbours", "[adopted_memory]") {
+  inside_mapped_blocks();
+}
+
 TEST_CASE("memory that is not a glibc malloc block's is never adopted", "[adopted_memory]") {
   const std::size_t n = std::size_t{2} << 20;
-  // An interior pointer of a block malloc mapped for it (its start is elsewhere). glibc's heap (where it
-  // serves large requests too when it has the room) is malloc's throughout, any page of it may be adopted.
-  auto* buf = static_cast<unsigned char*>(std::malloc(n + 8192));
-  REQUIRE(buf != nullptr);
-  std::memset(buf, 1, n + 8192);
-  if (mapping_of(buf).find("[heap]") == std::string::npos) {
-    CHECK(send_times(buf + 5000, n, 5) == 0);
-    CHECK(!adopted_at(buf + n / 2));
-  }
-  std::free(buf);
-  // Memory the program mapped itself.
-  void* own = mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  // Memory the program mapped itself: at the buffer's start, inside it, and behind a malloc'd block in the
+  // same mapping (the walk over blocks ends at it).
+  const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  auto* own = static_cast<unsigned char*>(
+      mmap(nullptr, 2 * n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
   REQUIRE(own != MAP_FAILED);
-  std::memset(own, 2, n);
-  CHECK(send_times(static_cast<unsigned char*>(own) + 16, n - 64, 5) == 0);
-  munmap(own, n);
+  std::memset(own, 2, 2 * n);
+  CHECK(send_times(own + 16, n - 64, 5) == 0);
+  CHECK(send_times(own + n / 2, n - 64, 5) == 0);
+  // A malloc-like header at the start of the program's own memory, but a block size that is not one.
+  reinterpret_cast<std::size_t*>(own)[0] = 0;
+  reinterpret_cast<std::size_t*>(own)[1] = (n + 100) | 2;
+  CHECK(send_times(own + n / 2, n / 2, 5) == 0);
+  // One that describes the first half, then the program's own bytes: the walk stops there.
+  reinterpret_cast<std::size_t*>(own)[1] = n | 2;
+  CHECK(send_times(own + n + page, n / 2, 5) == 0);
+  CHECK(!adopted_at(own + n + 2 * page));
+  munmap(own, 2 * n);
   // Too small for the policy, or adoption off.
   auto* small = static_cast<unsigned char*>(std::malloc(n));
   CHECK(send_times(small, 256 << 10, 5) == 0);
@@ -203,4 +242,5 @@ TEST_CASE("without PROCMAP_QUERY (kernels before 6.11), /proc/self/maps and map_
   AdoptedMemory::instance().use_proc_files_only();
   adopt_use_free();
   grow_prefixes();
+  inside_mapped_blocks();
 }
