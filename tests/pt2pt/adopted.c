@@ -1,7 +1,8 @@
 /* Large messages from malloc'd buffers sent again and again, which fabmpi moves into shared memory in place
  * after FABMPI_SHM_ADOPT sends (pt2pt/adopted_memory.hpp) so the node's receivers copy them out of a mapping:
  * every pair of ranks, buffers rewritten before every send (the receiver must see the new bytes, also in the
- * partial first and last pages, which it reads with CMA), prefixes of growing size from one buffer, buffers
+ * partial first and last pages), prefixes of growing size from one buffer, MPI_Alltoall's blocks inside one
+ * buffer (found from inside it: pt2pt/adopted_memory.cpp inside_mapped_block), buffers
  * freed and allocated again at the same addresses (a freed buffer's region must never serve a later one),
  * realloc of an adopted buffer, a send from glibc's heap, a forked child writing into an adopted buffer (the
  * parent must not see it), and receives into adopted buffers. Every byte is checked.
@@ -74,6 +75,23 @@ int main(int argc, char** argv) {
     pattern_verify(sbuf, n, rank, round, "realloc");
     exchange(rank, size, sbuf, rbuf, n, 20, ++round, "after realloc");
     round += 20;
+    free(sbuf);
+    free(rbuf);
+  }
+
+  /* 1b. Blocks inside one mapped buffer (none starts it but the first): MPI_Alltoall's send blocks, each
+   * adopted on its own once sent often enough, rewritten before every call (two ranks: a pairwise exchange). */
+  {
+    const size_t blk = 300000;
+    unsigned char* sbuf = malloc(blk * (size_t)size);
+    unsigned char* rbuf = malloc(blk * (size_t)size);
+    CHECK(sbuf && rbuf, "malloc of %zu bytes", blk * (size_t)size);
+    for (int r = 0; r < 24; ++r, ++round) {
+      for (int p = 0; p < size; ++p) pattern_fill(sbuf + (size_t)p * blk, blk, rank * 64 + p, round);
+      memset(rbuf, 0, blk * (size_t)size);
+      MPI_OK(MPI_Alltoall(sbuf, (int)blk, MPI_BYTE, rbuf, (int)blk, MPI_BYTE, MPI_COMM_WORLD));
+      for (int q = 0; q < size; ++q) pattern_verify(rbuf + (size_t)q * blk, blk, q * 64 + rank, round, "alltoall block");
+    }
     free(sbuf);
     free(rbuf);
   }
