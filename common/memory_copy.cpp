@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -87,6 +88,54 @@ void copy_and_own_source(void* dst, void* src, std::size_t n, bool past_caches) 
     copy_blocks<true, true>(d, s, n);
   else
     copy_blocks<false, true>(d, s, n);
+}
+
+bool SourceCopyChooser::own_next(std::size_t n) noexcept {
+  if (n < kTimedMin) return own_;
+  if (probing_ == 0 && until_probe_ == 0) probing_ = 2;
+  return probing_ > 0 ? !own_ : own_;
+}
+
+void SourceCopyChooser::record(bool own, std::size_t n, std::uint64_t ns) noexcept {
+  if (n < kTimedMin) return;
+  const double rate = static_cast<double>(n) / static_cast<double>(std::max<std::uint64_t>(ns, 1));
+  if (own == own_) {
+    // The first copies of a region (and of a new choice) pay for the lines changing hands: the average
+    // starts from the second.
+    if (until_probe_ > 0) --until_probe_;
+    if (first_) {
+      first_ = false;
+      return;
+    }
+    rate_ = rate_ == 0 ? rate : 0.75 * rate_ + 0.25 * rate;
+    return;
+  }
+  if (probing_ == 0 || --probing_ > 0) return;  // the probe's first copy: not judged
+  // A clear margin is needed to switch, so that noise does not flip the choice back and forth.
+  if (rate > 1.1 * rate_) {
+    own_ = own;
+    rate_ = rate;
+    probe_every_ = kFirstProbeEvery;
+  } else {
+    probe_every_ = std::min(2 * probe_every_, kMaxProbeEvery);
+  }
+  until_probe_ = probe_every_;
+}
+
+void copy_from_peer_source(SourceCopyChooser& chooser, void* dst, void* src, std::size_t n, bool past_caches) noexcept {
+  const bool own = chooser.own_next(n);
+  const bool timed = n >= SourceCopyChooser::kTimedMin;
+  const auto started = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
+  if (own)
+    copy_and_own_source(dst, src, n, past_caches);
+  else if (past_caches)
+    copy_non_temporal(dst, src, n);
+  else
+    std::memcpy(dst, src, n);
+  if (timed)
+    chooser.record(own, n, static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                                          std::chrono::steady_clock::now() - started)
+                                                          .count()));
 }
 
 namespace {

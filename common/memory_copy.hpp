@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 namespace fabmpi {
 
@@ -22,6 +23,40 @@ void copy_non_temporal(void* dst, const void* src, std::size_t n) noexcept;
 // are never touched. The caller must own the right to write the range: nobody may change it during the
 // copy (an MPI send buffer), so the values stored back are the ones there.
 void copy_and_own_source(void* dst, void* src, std::size_t n, bool past_caches) noexcept;
+
+// Chooses, for copies out of one source another process owns (a peer's mapped send buffer), between
+// copy_and_own_source and a plain copy, by the copy rates this process measures. Neither wins everywhere:
+// taking the lines pays when the owner next rewrites them (a handoff instead of invalidations) and when
+// nobody else touches them, and costs a round of invalidations per line, every time, when the owner reads
+// the buffer between sends. Measured on the development VM (eighteenth session, docs/performance.md),
+// np=2 exchange of one malloc'd buffer, us, owned / plain: the buffer read by its owner before each send
+// 64 KiB 21.4 / 4.0, 1 MiB 84 / 40; rewritten before each send 64 KiB 7.1 / 14.0, 1 MiB 64 / 93.
+// Copies under kTimedMin are not timed and follow the current choice. The other way is tried for two
+// copies in a row and judged by the second (the first pays for the lines changing hands) after
+// probe_every timed copies, an interval that doubles while the choice holds (a losing probe costs
+// little) and starts over when the choice changes.
+class SourceCopyChooser {
+ public:
+  static constexpr std::size_t kTimedMin = std::size_t{32} << 10;
+  static constexpr unsigned kFirstProbeEvery = 8, kMaxProbeEvery = 1024;
+  // Whether the next copy, of n bytes, should take the source's lines (copy_and_own_source).
+  bool own_next(std::size_t n) noexcept;
+  // The copy own_next(n) was asked for took ns nanoseconds.
+  void record(bool own, std::size_t n, std::uint64_t ns) noexcept;
+  bool owning() const noexcept { return own_; }
+
+ private:
+  bool own_ = true;
+  bool first_ = true;        // the region's first timed copy: not averaged
+  double rate_ = 0;          // bytes per ns, moving average of the current way's timed copies (0: none yet)
+  unsigned probing_ = 0;     // copies of the other way still to make in this probe (2, 1), 0: none
+  unsigned until_probe_ = 2;  // timed copies until the next probe
+  unsigned probe_every_ = kFirstProbeEvery;
+};
+
+// Copies n bytes out of a source another process owns, the way `chooser` picks, timing it for the choice.
+// `past_caches` as for copy_and_own_source (the plain copy is then copy_non_temporal).
+void copy_from_peer_source(SourceCopyChooser& chooser, void* dst, void* src, std::size_t n, bool past_caches) noexcept;
 
 // The largest cache of the CPU this process started on (the last-level cache, usually L3): its size
 // (0 when neither sysfs nor the C library says) and how many CPUs share one such cache.

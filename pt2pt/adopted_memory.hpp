@@ -45,7 +45,7 @@ namespace fabmpi::pt2pt {
 
 struct AdoptionPolicy {
   unsigned sends = 16;                           // rendezvous sends of a buffer before adoption; 0: never
-  std::size_t min_bytes = std::size_t{64} << 10;  // smaller sends are neither counted nor adopted
+  std::size_t min_bytes = std::size_t{512} << 10;  // smaller sends are neither counted nor adopted
 };
 
 class AdoptedMemory {

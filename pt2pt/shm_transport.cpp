@@ -161,6 +161,7 @@ struct PullRead {
 struct PeerRegion {
   unsigned char* base = nullptr;  // the region's header page
   std::size_t mapped_bytes = 0;
+  SourceCopyChooser copy_chooser;  // how we copy out of it
   const SharedRegionHeader* header() const noexcept { return reinterpret_cast<const SharedRegionHeader*>(base); }
 };
 
@@ -249,7 +250,7 @@ class NativeShm final : public ShmTransport {
       // The sender's bytes are in its shared heap (MPI_Alloc_mem) or adopted memory: one memcpy from our
       // mapping of them, nothing asked of the sender (bw 1-4 MiB at memcpy speed in the caches, against
       // ~22 GB/s streamed on two cores).
-      if (const PeerRegion* region = mapped_region(static_cast<std::size_t>(j), rkey)) {
+      if (PeerRegion* region = mapped_region(static_cast<std::size_t>(j), rkey)) {
         const SharedRegionHeader* h = region->header();
         const std::uint64_t lo = h->user_addr, hi = h->user_addr + h->user_bytes, last = raddr + bytes;
         const std::uint64_t begin = std::max(raddr, lo), end = std::min(last, hi);
@@ -267,10 +268,10 @@ class NativeShm final : public ShmTransport {
           if (head_from < begin)
             std::memcpy(dst + (head_from - raddr), mapped + h->user_bytes + page + (head_from - (lo - page)),
                         begin - head_from);
-          // The sender's lines end up modified here rather than shared, so that its next write to them does
-          // not wait for invalidations (common/memory_copy.hpp: 3-7x slower rewrites of the send buffer).
-          copy_and_own_source(dst + (begin - raddr), mapped + (begin - lo), end - begin,
-                              placement == ReadPlacement::memory);
+          // Taking the sender's lines (modified here rather than shared) or not: whichever has been faster
+          // from this region (common/memory_copy.hpp SourceCopyChooser).
+          copy_from_peer_source(region->copy_chooser, dst + (begin - raddr), mapped + (begin - lo), end - begin,
+                                placement == ReadPlacement::memory);
           if (end < tail_to) std::memcpy(dst + (end - raddr), mapped + h->user_bytes + (end - hi), tail_to - end);
           if (rc == MPI_SUCCESS && tail_to < last)
             rc = cma_read(static_cast<std::size_t>(j), dst + (tail_to - raddr), last - tail_to, tail_to);
@@ -425,7 +426,7 @@ class NativeShm final : public ShmTransport {
 
   // Peer j's shared-heap or adopted region `key` as we map it (mapped on first use), or nullptr when it
   // cannot be mapped (the caller streams or uses CMA instead).
-  const PeerRegion* mapped_region(std::size_t j, std::uint64_t key) {
+  PeerRegion* mapped_region(std::size_t j, std::uint64_t key) {
     if (mapping_refused_[j]) return nullptr;
     auto it = peer_regions_[j].find(key);
     if (it == peer_regions_[j].end() && !map_peer_region(j, key, &it)) return nullptr;

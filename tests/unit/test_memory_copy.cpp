@@ -122,3 +122,51 @@ TEST_CASE("copy_and_own_source touches nothing outside the source range", "[memo
   }
   munmap(p, 4 * page);
 }
+
+TEST_CASE("SourceCopyChooser follows the faster way, judging a probe by its second copy", "[memory_copy]") {
+  using fabmpi::SourceCopyChooser;
+  const std::size_t n = std::size_t{1} << 20;
+  // Feeds copies that take `own_ns` / `plain_ns` for the way asked; returns how many of `count` owned.
+  auto run = [&](SourceCopyChooser& c, int count, std::uint64_t own_ns, std::uint64_t plain_ns) {
+    int owned = 0;
+    for (int i = 0; i < count; ++i) {
+      const bool own = c.own_next(n);
+      owned += own;
+      c.record(own, n, own ? own_ns : plain_ns);
+    }
+    return owned;
+  };
+  SourceCopyChooser chooser;
+  CHECK(chooser.owning());  // taking the lines is the first choice
+  // Owning is 5x slower (a buffer its owner reads between sends): the first probe switches.
+  run(chooser, 6, 50000, 10000);
+  CHECK(!chooser.owning());
+  // Then owning becomes faster: a later probe switches back, and probes get rarer while it holds.
+  run(chooser, 40, 10000, 50000);
+  CHECK(chooser.owning());
+  CHECK(run(chooser, 2000, 10000, 50000) > 1980);
+  // Small copies are not timed and follow the current choice.
+  SourceCopyChooser small;
+  for (int i = 0; i < 100; ++i) {
+    CHECK(small.own_next(4096));
+    small.record(true, 4096, 1000000);
+  }
+  // A probe's first copy (the lines changing hands) is not judged: one slow copy then fast ones switch.
+  SourceCopyChooser transition;
+  run(transition, 4, 10000, 10000);  // two owned copies, then the probe: plain as fast (no switch)
+  CHECK(transition.owning());
+}
+
+TEST_CASE("copy_from_peer_source copies the range either way", "[memory_copy]") {
+  fabmpi::SourceCopyChooser chooser;
+  std::vector<unsigned char> src(200000), dst(200000);
+  for (std::size_t i = 0; i < src.size(); ++i) src[i] = pattern(i);
+  for (int i = 0; i < 40; ++i) {
+    std::fill(dst.begin(), dst.end(), 0);
+    const std::size_t n = i % 2 ? src.size() - 7 : 1000;
+    fabmpi::copy_from_peer_source(chooser, dst.data(), src.data(), n, i % 3 == 0);
+    for (std::size_t k = 0; k < n; ++k) REQUIRE(dst[k] == pattern(k));
+    REQUIRE(dst[n] == 0);
+    for (std::size_t k = 0; k < src.size(); ++k) REQUIRE(src[k] == pattern(k));
+  }
+}
