@@ -151,10 +151,19 @@ TEST_CASE("SourceCopyChooser follows the faster way, judging a probe by its seco
     CHECK(small.own_next(4096));
     small.record(true, 4096, 1000000);
   }
-  // A probe's first copy (the lines changing hands) is not judged: one slow copy then fast ones switch.
+  // A probe's first copy (the lines changing hands) is not judged: a slow one, then a fast one, switches.
   SourceCopyChooser transition;
-  run(transition, 4, 10000, 10000);  // two owned copies, then the probe: plain as fast (no switch)
+  run(transition, 2, 10000, 10000);  // two owned copies (the first not averaged either)
+  REQUIRE(!transition.own_next(n));
+  transition.record(false, n, 100000);
   CHECK(transition.owning());
+  REQUIRE(!transition.own_next(n));
+  transition.record(false, n, 5000);
+  CHECK(!transition.owning());
+  // As fast both ways: no switch.
+  SourceCopyChooser level;
+  run(level, 40, 10000, 10000);
+  CHECK(level.owning());
 }
 
 TEST_CASE("copy_from_peer_source copies the range either way", "[memory_copy]") {
