@@ -160,6 +160,13 @@ TEST_CASE("SourceCopyChooser follows the faster way, judging a probe by its seco
   REQUIRE(!transition.own_next(n));
   transition.record(false, n, 5000);
   CHECK(!transition.owning());
+  // Long settled on owning (probes far apart), then one copy 10x slower: the next copy is a probe.
+  SourceCopyChooser settled;
+  run(settled, 600, 10000, 50000);
+  REQUIRE(settled.owning());
+  REQUIRE(settled.own_next(n));
+  settled.record(true, n, 100000);
+  CHECK(!settled.own_next(n));
   // As fast both ways: no switch.
   SourceCopyChooser level;
   run(level, 40, 10000, 10000);
