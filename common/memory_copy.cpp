@@ -90,46 +90,6 @@ void copy_and_own_source(void* dst, void* src, std::size_t n, bool past_caches) 
     copy_blocks<false, true>(d, s, n);
 }
 
-bool SourceCopyChooser::own_next(std::size_t n) noexcept {
-  if (n < kTimedMin) return own_;
-  if (probing_ == 0 && until_probe_ == 0) probing_ = 2;
-  return probing_ > 0 ? !own_ : own_;
-}
-
-void SourceCopyChooser::record(bool own, std::size_t n, std::uint64_t ns) noexcept {
-  if (n < kTimedMin) return;
-  const double rate = static_cast<double>(n) / static_cast<double>(std::max<std::uint64_t>(ns, 1));
-  if (own == own_) {
-    // The first copies of a region (and of a new choice) pay for the lines changing hands: the average
-    // starts from the second.
-    if (until_probe_ > 0) --until_probe_;
-    if (first_) {
-      first_ = false;
-      return;
-    }
-    // Far slower than this way's average (noise stays within 2x here): what the owner does with the buffer
-    // may have changed (it started reading it between sends: owned copies at ~1 GB/s against 25-45), so
-    // the other way is tried next, whatever the interval had grown to.
-    if (rate_ > 0 && rate < 0.25 * rate_) {
-      until_probe_ = 0;
-      probe_every_ = kFirstProbeEvery;
-    }
-    rate_ = rate_ == 0 ? rate : 0.75 * rate_ + 0.25 * rate;
-    return;
-  }
-  if (probing_ == 0 || --probing_ > 0) { if (getenv("TMP_CHOOSER")) fprintf(stderr, "[%d] first probe %s %.2f\n", getpid(), own ? "own" : "plain", rate); return; }
-  if (getenv("TMP_CHOOSER")) fprintf(stderr, "[%d] probe %s %.2f vs %s %.2f (n=%zu)\n", getpid(), own ? "own" : "plain", rate, own_ ? "own" : "plain", rate_, n);
-  // A clear margin is needed to switch, so that noise does not flip the choice back and forth.
-  if (rate > 1.1 * rate_) {
-    own_ = own;
-    rate_ = rate;
-    probe_every_ = kFirstProbeEvery;
-  } else {
-    probe_every_ = std::min(2 * probe_every_, kMaxProbeEvery);
-  }
-  until_probe_ = probe_every_;
-}
-
 void copy_from_peer_source(SourceCopyChooser& chooser, void* dst, void* src, std::size_t n, bool past_caches) noexcept {
   const bool own = chooser.own_next(n);
   const bool timed = n >= SourceCopyChooser::kTimedMin;

@@ -4,6 +4,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "common/rate_chooser.hpp"
+
 namespace fabmpi {
 
 // memcpy with non-temporal stores: the destination's lines are written to memory without being read
@@ -31,29 +33,25 @@ void copy_and_own_source(void* dst, void* src, std::size_t n, bool past_caches) 
 // the buffer between sends. Measured on the development VM (eighteenth session, docs/performance.md),
 // np=2 exchange of one malloc'd buffer, us, owned / plain: the buffer read by its owner before each send
 // 64 KiB 21.4 / 4.0, 1 MiB 84 / 40; rewritten before each send 64 KiB 7.1 / 14.0, 1 MiB 64 / 93.
-// Copies under kTimedMin are not timed and follow the current choice. The other way is tried for two
-// copies in a row and judged by the second (the first pays for the lines changing hands) after
-// probe_every timed copies, an interval that doubles while the choice holds (a losing probe costs
-// little) and starts over when the choice changes; a copy at under a quarter of the current way's
-// average rate brings the probe forward (the owner's use of the buffer changed: a buffer sent unchanged
-// for a while, then read by its owner between sends, 655 us per 1 MiB exchange until the next probe).
+// Copies under kTimedMin are not timed and follow the current choice; the rest go to a RateChooser
+// (common/rate_chooser.hpp: probes of two copies judged by the second, at doubling intervals, brought
+// forward by a copy at under a quarter of the usual rate: a buffer sent unchanged for a while, then read
+// by its owner between sends, ran at 655 us per 1 MiB exchange until the next probe without that).
 class SourceCopyChooser {
  public:
   static constexpr std::size_t kTimedMin = std::size_t{32} << 10;
-  static constexpr unsigned kFirstProbeEvery = 8, kMaxProbeEvery = 1024;
+  static constexpr unsigned kFirstProbeEvery = RateChooser::kFirstProbeEvery;
+  static constexpr unsigned kMaxProbeEvery = RateChooser::kMaxProbeEvery;
   // Whether the next copy, of n bytes, should take the source's lines (copy_and_own_source).
-  bool own_next(std::size_t n) noexcept;
+  bool own_next(std::size_t n) noexcept { return n < kTimedMin ? chooser_.current() : chooser_.next(); }
   // The copy own_next(n) was asked for took ns nanoseconds.
-  void record(bool own, std::size_t n, std::uint64_t ns) noexcept;
-  bool owning() const noexcept { return own_; }
+  void record(bool own, std::size_t n, std::uint64_t ns) noexcept {
+    if (n >= kTimedMin) chooser_.record(own, n, ns);
+  }
+  bool owning() const noexcept { return chooser_.current(); }
 
  private:
-  bool own_ = true;
-  bool first_ = true;        // the region's first timed copy: not averaged
-  double rate_ = 0;          // bytes per ns, moving average of the current way's timed copies (0: none yet)
-  unsigned probing_ = 0;     // copies of the other way still to make in this probe (2, 1), 0: none
-  unsigned until_probe_ = 2;  // timed copies until the next probe
-  unsigned probe_every_ = kFirstProbeEvery;
+  RateChooser chooser_{true};  // true: own the lines
 };
 
 // Copies n bytes out of a source another process owns, the way `chooser` picks, timing it for the choice.

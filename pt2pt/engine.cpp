@@ -107,11 +107,19 @@ struct Peer {
   // Contiguous sends of at least this many bytes from memory the peer can map go by rendezvous even under
   // the eager limit (the peer copies them once, out of its mapping); SIZE_MAX: never (Transport::mapped_send_min).
   std::size_t mapped_send_min = SIZE_MAX;
+  // Eager-size sends of at least this many bytes ask the transport whether the peer wants them by
+  // rendezvous (Transport::advice_min); SIZE_MAX: never.
+  std::size_t advice_min = SIZE_MAX;
   long long credits = 0;                        // eager messages we may still send
   long long owed = 0;                           // credits to return to this peer
 };
 
 bool contiguous(const Datatype& type) { return type.is_contiguous(); }
+
+std::uint64_t steady_now_ns() noexcept {
+  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+      std::chrono::steady_clock::now().time_since_epoch()).count());
+}
 
 void complete_request(Request& r, int source, int tag, std::size_t bytes, int error) {
   r.source = source;
@@ -189,9 +197,10 @@ struct Engine::Impl final : TransportSink {
                 const Comm& comm, Channel channel, Request& request, const RequestRef& owner);
   void deliver(const RecvOpRef& op, const WireHeader& h, const void* payload, std::size_t len);
   // Inline: it runs on every eager arrival (a ping-pong's critical path) from three call sites.
+  // `from_transport`: the payload is still in the transport's buffer (a copy the transport may time).
   [[gnu::always_inline]] void deliver_eager(Request& r, void* buf, std::size_t count, const Datatype& type,
                                             std::size_t capacity, const WireHeader& h, const void* payload,
-                                            std::size_t len);
+                                            std::size_t len, bool from_transport = false);
   void finish_rendezvous(const RecvOpRef& op);
   // Counts an eager message taken from `world`'s budget; every half budget goes back in one message.
   void consumed_eager(int world) {
@@ -366,6 +375,7 @@ Rc Engine::Impl::open(Engine*) {
     // Streaming needs the sender on a core of its own while it serves the read; oversubscribed, the
     // receiver's single copy (CMA) does not wait for a descheduled sender.
     o.stream_reads = t.shm_stream && !runtime.oversubscribed();
+    o.choose_ways = t.shm_choose;
     o.mapped_reads = t.shm_mapped;
     o.mapped_send_min = t.shm_mapped_min;
     o.adoption.sends = t.shm_adopt > 0 ? static_cast<unsigned>(t.shm_adopt) : 0;
@@ -398,6 +408,7 @@ Rc Engine::Impl::open(Engine*) {
     if (p.transport == native.get()) p.eager_limit = native_eager_max;
     else if (p.transport == tcp.get()) p.eager_limit = tcp_eager_max;
     p.mapped_send_min = p.transport->mapped_send_min();
+    p.advice_min = p.transport->advice_min();
   }
   FABMPI_LOG(info, pt2pt,
              "engine up: eager %zu (native shm %zu, tcp %zu), read pieces %zu (0: each transport's), past caches "
@@ -459,6 +470,7 @@ Rc Engine::Impl::start_send(const void* buf, std::size_t count, const Datatype& 
   const std::size_t bytes = count * type.size();
   const bool synchronous = mode == SendMode::synchronous;
   bool eager = bytes <= p.eager_limit && p.credits > 0;
+  if (eager && bytes >= p.advice_min && tx.rendezvous_advised(world, bytes)) eager = false;
   // Memory the peer can map (its exposure has a key) goes by rendezvous from mapped_send_min on: one copy
   // by the receiver beats two through the ring (pt2pt/README.md). The exposure is kept for that send.
   Exposure mapped;
@@ -716,11 +728,19 @@ void Engine::Impl::deliver(const RecvOpRef& op, const WireHeader& h, const void*
 // An eager message meets its receive (buffer, count, type; capacity = count x type size).
 inline void Engine::Impl::deliver_eager(Request& r, void* buf, std::size_t count, const Datatype& type,
                                  std::size_t capacity, const WireHeader& h, const void* payload,
-                                 std::size_t len) {
+                                 std::size_t len, bool from_transport) {
   const std::size_t n = std::min(len, capacity);
   if (n > 0) {
-    if (contiguous(type)) std::memcpy(static_cast<char*>(buf) + type.true_lb(), payload, n);
-    else type.unpack(payload, n, 0, buf, count);
+    if (!contiguous(type)) {
+      type.unpack(payload, n, 0, buf, count);
+    } else if (Peer& p = peer(h.src_world); from_transport && n >= p.advice_min) [[unlikely]] {
+      // Timed for the transport, which weighs it against its other way of bringing such messages.
+      const std::uint64_t started = steady_now_ns();
+      std::memcpy(static_cast<char*>(buf) + type.true_lb(), payload, n);
+      p.transport->note_eager_copy(h.src_world, n, steady_now_ns() - started);
+    } else {
+      std::memcpy(static_cast<char*>(buf) + type.true_lb(), payload, n);
+    }
   }
   if (h.kind == WireKind::eager_sync) {
     Rc rc = send_control(h.src_world, WireKind::sync_ack, h.sender_op, 0);
@@ -745,7 +765,7 @@ void Engine::Impl::match_arrival(const WireHeader& h, const void* payload, std::
     // on every eager arrival (measured with callgrind, ninth session). deliver() still serves imrecv.
     if (h.kind != WireKind::rts) {
       const RecvOp& o = **op;
-      deliver_eager(*o.request, o.buf, o.count, *o.type, o.capacity, h, payload, len);
+      deliver_eager(*o.request, o.buf, o.count, *o.type, o.capacity, h, payload, len, true);
       recycle(std::move(*op));
     } else {
       deliver(*op, h, payload, len);
@@ -754,8 +774,12 @@ void Engine::Impl::match_arrival(const WireHeader& h, const void* payload, std::
   }
   auto a = std::make_shared<Arrival>();
   a->header = h;
-  if (h.kind != WireKind::rts && len) a->payload.assign(static_cast<const unsigned char*>(payload),
-                                                        static_cast<const unsigned char*>(payload) + len);
+  if (h.kind != WireKind::rts && len) {
+    Peer& p = peer(h.src_world);
+    const std::uint64_t started = len >= p.advice_min ? steady_now_ns() : 0;
+    a->payload.assign(static_cast<const unsigned char*>(payload), static_cast<const unsigned char*>(payload) + len);
+    if (started) p.transport->note_eager_copy(h.src_world, len, steady_now_ns() - started);
+  }
   unexpected.push(message, std::move(a));
   ++unexpected_arrivals[message.channel & 3];
 }

@@ -1,7 +1,7 @@
 // A single-producer single-consumer ring of variable-length records in shared memory: the channel one
 // local rank uses to send to another in the native shared-memory transport (pt2pt/shm_transport.cpp).
 //
-// Layout: a RingControl (the consumer's head on its own cache line) and `capacity` bytes of data (a
+// Layout: a RingControl (the consumer's head on its own cache line, and its advice on another) and `capacity` bytes of data (a
 // power of two, zero-filled at creation). Positions are monotonically increasing byte counts; a record
 // starts at position % capacity and is contiguous: when it would cross the end, the producer first
 // writes a skip record covering the rest of the ring. Each record is an 8-byte RecordHeader plus
@@ -27,9 +27,12 @@ inline constexpr std::size_t kRingAlign = 64;
 
 struct alignas(kRingAlign) RingControl {
   std::atomic<std::uint64_t> head{0};  // written by the consumer
-  char pad[kRingAlign - sizeof(std::atomic<std::uint64_t>)];
+  // Written by the consumer, read by the producer, for the transport's own use (native shm: which sizes
+  // of message the consumer wants sent by rendezvous). A line of its own: the producer reads it on
+  // every large send, and `head` changes on every pop.
+  alignas(kRingAlign) std::atomic<std::uint32_t> advice{0};
 };
-static_assert(sizeof(RingControl) == kRingAlign);
+static_assert(sizeof(RingControl) == 2 * kRingAlign);
 static_assert(std::atomic<std::uint64_t>::is_always_lock_free);
 
 struct RecordHeader {

@@ -11,6 +11,8 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <array>
+#include <bit>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -21,6 +23,7 @@
 
 #include "common/log.hpp"
 #include "common/memory_copy.hpp"
+#include "common/rate_chooser.hpp"
 #include "common/unique_fd.hpp"
 #include "pt2pt/adopted_memory.hpp"
 #include "pt2pt/shared_heap.hpp"
@@ -50,6 +53,18 @@ constexpr std::uint64_t kStreamPatienceNs = 200'000;
 // enough for the peer to take over in turn, and so on (np=2 bibw 8-16 MiB: 15,000 takeovers a run at
 // 200 us, none at 2 ms; 9.8-11.5 / 7.5-7.8 GB/s against 16.3-18.3 / 13.1-15.3).
 constexpr std::uint64_t kStreamPatienceExchangeNs = 2'000'000;
+
+// From this size on a receiver times how each peer's messages reach it, through the ring (eager, or a
+// stream) or by CMA, and keeps the faster way per power-of-two size class (ShmOptions::choose_ways).
+// Which wins is the machine's: on the development VM with its two cores in the "mid" state (a cache
+// line crossing in 40-100 ns) the ring by 2-3x; on a machine where lines cross in ~150 ns, CMA (np=2,
+// bw 64 / 128 / 256 KiB 19.5 / 22.3 / 24.5 GB/s against 9.5-12 / 8.7-12 / 8.7-9.4 through the ring;
+// nineteenth session, docs/performance.md). Below 16 KiB the ring's lack of a handshake wins anyway.
+constexpr std::size_t kWayMin = 16384;
+constexpr std::size_t kWayClasses = 11;  // 16-32 KiB, 32-64 KiB, ..., 16 MiB and more
+std::size_t way_class(std::size_t bytes) noexcept {
+  return std::min<std::size_t>(static_cast<std::size_t>(std::bit_width(bytes)) - 15, kWayClasses - 1);
+}
 
 // Record types in the rings (kRecordEmpty and kRecordSkip are the ring's own).
 constexpr std::uint32_t kRecordMessage = 1;   // WireHeader + payload
@@ -155,6 +170,7 @@ struct PullRead {
   std::uint64_t asked_ns = 0; // when the read was asked for (CMA allowed only)
   bool past_caches = false;   // ReadPlacement::memory: pieces copied out with non-temporal stores
   bool exchange = false;      // streamed while we stream to the owner too: kStreamPatienceExchangeNs
+  bool timed = false;         // its time goes to the peer's way chooser (NativeShm::note_way)
 };
 
 // A peer's shared-heap region (pt2pt/shared_heap.hpp) mapped into this process.
@@ -291,15 +307,23 @@ class NativeShm final : public ShmTransport {
     // against 6.2-10.2 / 6.2-7.9 with CMA; fourteenth session).
     const bool exchanging =
         rts_unfinished_[static_cast<std::size_t>(j)] > 0 && placement != ReadPlacement::memory;
-    if (cma_ && (!options_.stream_reads || exchanging)) {
+    bool use_cma = cma_ && (!options_.stream_reads || exchanging);
+    const bool timed = choosing_ && bytes >= kWayMin;
+    // A message of an eager size that came by rendezvous (we asked for it, or its sender ran out of
+    // credits) is read with CMA; a larger one the way the chooser says.
+    if (timed && !use_cma) use_cma = bytes <= inject_limit() || ways_[static_cast<std::size_t>(j)][way_class(bytes)].next();
+    if (use_cma) {
       // Synchronous single copy; the completion is reported from the next poll, never from inside
       // read() (the engine is still issuing the other chunks of this receive).
-      completions_.emplace_back(token, cma_read(static_cast<std::size_t>(j), local, bytes, raddr));
+      const std::uint64_t started = timed ? steady_ns() : 0;
+      const int rc = cma_read(static_cast<std::size_t>(j), local, bytes, raddr);
+      if (timed && rc == MPI_SUCCESS) note_way(static_cast<std::size_t>(j), true, bytes, steady_ns() - started);
+      completions_.emplace_back(token, rc);
       return Rc();
     }
     pull_reads_[token] = PullRead{static_cast<unsigned char*>(local), bytes, 0, static_cast<std::size_t>(j),
                                   raddr, cma_ ? steady_ns() : 0, placement == ReadPlacement::memory,
-                                  rts_unfinished_[static_cast<std::size_t>(j)] > 0};
+                                  rts_unfinished_[static_cast<std::size_t>(j)] > 0, timed};
     Outgoing o;
     o.kind = Outgoing::Kind::pull_ask;
     o.token = token;
@@ -315,6 +339,16 @@ class NativeShm final : public ShmTransport {
   int take_over_stalled_reads(TransportSink& sink);
   std::size_t pending() const noexcept override { return queued_ + pull_reads_.size() + completions_.size(); }
   std::uint64_t mapped_reads() const noexcept override { return mapped_reads_; }
+  std::size_t advice_min() const noexcept override { return choosing_ ? kWayMin : SIZE_MAX; }
+  bool rendezvous_advised(int peer, std::size_t bytes) const noexcept override {
+    const int j = local_index(peer);
+    return j >= 0 && (ring(me_, static_cast<std::size_t>(j)).first->advice.load(std::memory_order_relaxed) >>
+                      way_class(bytes) & 1u) != 0;
+  }
+  void note_eager_copy(int peer, std::size_t bytes, std::uint64_t ns) noexcept override {
+    const int j = local_index(peer);
+    if (j >= 0 && choosing_ && bytes >= kWayMin) note_way(static_cast<std::size_t>(j), false, bytes, ns);
+  }
   std::size_t mapped_send_min() const noexcept override {
     // The peers map what we send only where cross-memory attach works (pidfd_getfd asks the same
     // permission), and only with mapped reads on (a job-wide setting).
@@ -322,6 +356,27 @@ class NativeShm final : public ShmTransport {
   }
 
  private:
+  // A message of `bytes` from peer j reached us in ns, through the ring (cma false) or by CMA. For the
+  // size classes it sends eagerly, the peer learns which way we want next from the advice word in its
+  // ring to us (bit c: send class c by rendezvous); it reads it on each such send.
+  void note_way(std::size_t j, bool cma, std::size_t bytes, std::uint64_t ns) noexcept {
+    const std::size_t c = way_class(bytes);
+    RateChooser& way = ways_[j][c];
+    const bool before = way.current();
+    way.record(cma, bytes, ns);
+    if (way.current() != before)
+      FABMPI_LOG(debug, pt2pt, "native-shm: messages of %zu-%zu KiB from rank %d now %s (%.1f GB/s)",
+                 (kWayMin << c) >> 10, (kWayMin << (c + 1)) >> 10, options_.local_ranks[j],
+                 way.current() ? "by CMA" : "through the ring", way.rate());
+    if (c >= eager_classes_) return;
+    const std::uint32_t bit = 1u << c;
+    const std::uint32_t want = way.next() ? advised_[j] | bit : advised_[j] & ~bit;
+    if (want != advised_[j]) {
+      advised_[j] = want;
+      ring(j, me_).first->advice.store(want, std::memory_order_relaxed);
+    }
+  }
+
   int local_index(int world) const noexcept {
     if (world < 0 || static_cast<std::size_t>(world) >= local_of_world_.size()) return -1;
     return local_of_world_[static_cast<std::size_t>(world)];
@@ -515,6 +570,14 @@ class NativeShm final : public ShmTransport {
   std::vector<UniqueFd> pidfds_;
   std::vector<std::uint8_t> mapping_refused_;  // per peer: pidfd_open / pidfd_getfd not permitted
   std::uint64_t mapped_reads_ = 0;
+  // How each peer's messages of kWayMin bytes and more reach us fastest, per size class (false: through
+  // the ring, true: CMA); the advice bits we published in its ring to us; when its last timed stream to
+  // us completed (a stream's time starts there at the earliest: reads of one receive are asked at once).
+  bool choosing_ = false;
+  std::size_t eager_classes_ = 0;  // size classes holding eager sizes: those the advice bits cover
+  std::vector<std::array<RateChooser, kWayClasses>> ways_;
+  std::vector<std::uint32_t> advised_;
+  std::vector<std::uint64_t> stream_free_ns_;
   alignas(8) volatile std::uint64_t probe_word_ = kProbeValue;
 };
 
@@ -667,6 +730,11 @@ Rc NativeShm::attach(Bootstrap& boot) {
   FABMPI_TRY(wait_for(header()->checked, "check cross-memory attach"));
   cma_ = true;
   for (std::size_t i = 0; i < local_count_; ++i) cma_ = cma_ && slot(i)->cma_ok.load(std::memory_order_relaxed);
+  choosing_ = cma_ && options_.choose_ways;
+  eager_classes_ = inject_limit() >= kWayMin ? way_class(inject_limit()) + 1 : 0;
+  ways_.assign(local_count_, {});
+  advised_.assign(local_count_, 0);
+  stream_free_ns_.assign(local_count_, 0);
 
   producers_.resize(local_count_);
   consumers_.resize(local_count_);
@@ -697,10 +765,11 @@ Rc NativeShm::attach(Bootstrap& boot) {
       populate(ring(j, me_).first, sizeof(RingControl) + ring_bytes_);
     }
   }
-  FABMPI_LOG(info, pt2pt, "native-shm: %zu local ranks, %zu-byte rings, large messages %s", local_count_,
+  FABMPI_LOG(info, pt2pt, "native-shm: %zu local ranks, %zu-byte rings, large messages %s%s", local_count_,
              ring_bytes_, !cma_ ? "copied through the rings"
                           : options_.stream_reads ? "streamed through the rings (CMA for a silent sender)"
-                                                  : "single copy (CMA)");
+                                                  : "single copy (CMA)",
+             choosing_ ? "; from 16 KiB each receiver times the ring against CMA per peer and keeps the faster" : "");
   return Rc();
 }
 
@@ -840,6 +909,11 @@ int NativeShm::drain(std::size_t j, TransportSink& sink) {
           if (it->second.past_caches) copy_non_temporal(it->second.local + d.offset, p + sizeof d, n);
           else std::memcpy(it->second.local + d.offset, p + sizeof d, n);
           if ((it->second.received += n) >= it->second.bytes) {
+            if (it->second.timed) {
+              const std::uint64_t now = steady_ns();
+              note_way(j, false, it->second.bytes, now - std::max(it->second.asked_ns, stream_free_ns_[j]));
+              stream_free_ns_[j] = now;
+            }
             pull_reads_.erase(it);
             in.pop(r);
             sink.on_complete(d.token, MPI_SUCCESS);

@@ -34,6 +34,9 @@ struct ShmOptions {
   // Stream rendezvous data through the rings even where CMA works (each of the two ranks copies once,
   // in parallel), CMA only for a sender that does not answer: for ranks that each have a core.
   bool stream_reads = true;
+  // Choose per peer and size class between the ring and CMA by measured rates (FABMPI_SHM_CHOOSE; only
+  // where CMA works). Off: eager up to the limit, larger messages streamed (stream_reads) or by CMA.
+  bool choose_ways = true;
   // Copy large messages sent from a peer's shared heap (MPI_Alloc_mem) out of a mapping of its memory.
   bool mapped_reads = true;
   // Send messages of at least this many bytes from our shared heap by rendezvous, for the peer to map,

@@ -69,6 +69,22 @@ class Transport {
   // map: native shm's MPI_Alloc_mem blocks) go by rendezvous even when they could go eagerly: the peer
   // copies them once out of its mapping of our memory. SIZE_MAX: this transport never maps.
   virtual std::size_t mapped_send_min() const noexcept { return SIZE_MAX; }
+  // Eager-size sends of at least advice_min() bytes ask rendezvous_advised() whether the peer wants them
+  // by rendezvous instead (native shm: where its single copy by cross-memory attach has measured faster
+  // than two through the ring). SIZE_MAX: never ask.
+  virtual std::size_t advice_min() const noexcept { return SIZE_MAX; }
+  virtual bool rendezvous_advised(int peer, std::size_t bytes) const noexcept {
+    (void)peer;
+    (void)bytes;
+    return false;
+  }
+  // The engine copied an eager message of `bytes` (at least advice_min()) from `peer` out of this
+  // transport's buffer in `ns` nanoseconds: what rendezvous_advised() weighs the other way against.
+  virtual void note_eager_copy(int peer, std::size_t bytes, std::uint64_t ns) noexcept {
+    (void)peer;
+    (void)bytes;
+    (void)ns;
+  }
   // Reads served by one copy out of a mapping of the peer's memory (native shm, shared heap), so far.
   virtual std::uint64_t mapped_reads() const noexcept { return 0; }
   // Drops what the transport knows of how to reach `peer` (a process of another job that disconnected:
