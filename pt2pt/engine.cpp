@@ -139,6 +139,8 @@ struct Engine::Impl final : TransportSink {
   std::size_t tcp_eager_max = 0;     // tcp;ofi_rxm (FABMPI_TCP_EAGER_MAX)
   std::size_t rndv_chunk = 0;       // FABMPI_RNDV_CHUNK; 0: each transport's read_piece()
   std::size_t past_caches_min = 0;  // contiguous rendezvous receives this large: ReadPlacement::memory
+  // The smallest Peer::advice_min: eager arrivals below it skip the peer lookup for timing altogether.
+  std::size_t advice_floor = SIZE_MAX;
   long long credit_limit = 0;
   std::unique_ptr<Transport> self, shm, tcp;  // shm: libfabric's shm provider (FABMPI_NETMOD=ofi-shm)
   std::unique_ptr<ShmTransport> native;       // fabmpi's own shared memory (the default on a node)
@@ -409,6 +411,7 @@ Rc Engine::Impl::open(Engine*) {
     else if (p.transport == tcp.get()) p.eager_limit = tcp_eager_max;
     p.mapped_send_min = p.transport->mapped_send_min();
     p.advice_min = p.transport->advice_min();
+    advice_floor = std::min(advice_floor, p.advice_min);
   }
   FABMPI_LOG(info, pt2pt,
              "engine up: eager %zu (native shm %zu, tcp %zu), read pieces %zu (0: each transport's), past caches "
@@ -733,11 +736,11 @@ inline void Engine::Impl::deliver_eager(Request& r, void* buf, std::size_t count
   if (n > 0) {
     if (!contiguous(type)) {
       type.unpack(payload, n, 0, buf, count);
-    } else if (Peer& p = peer(h.src_world); from_transport && n >= p.advice_min) [[unlikely]] {
+    } else if (from_transport && n >= advice_floor && n >= peer(h.src_world).advice_min) [[unlikely]] {
       // Timed for the transport, which weighs it against its other way of bringing such messages.
       const std::uint64_t started = steady_now_ns();
       std::memcpy(static_cast<char*>(buf) + type.true_lb(), payload, n);
-      p.transport->note_eager_copy(h.src_world, n, steady_now_ns() - started);
+      peer(h.src_world).transport->note_eager_copy(h.src_world, n, steady_now_ns() - started);
     } else {
       std::memcpy(static_cast<char*>(buf) + type.true_lb(), payload, n);
     }
@@ -776,7 +779,7 @@ void Engine::Impl::match_arrival(const WireHeader& h, const void* payload, std::
   a->header = h;
   if (h.kind != WireKind::rts && len) {
     Peer& p = peer(h.src_world);
-    const std::uint64_t started = len >= p.advice_min ? steady_now_ns() : 0;
+    const std::uint64_t started = len >= advice_floor && len >= p.advice_min ? steady_now_ns() : 0;
     a->payload.assign(static_cast<const unsigned char*>(payload), static_cast<const unsigned char*>(payload) + len);
     if (started) p.transport->note_eager_copy(h.src_world, len, steady_now_ns() - started);
   }
