@@ -1,4 +1,5 @@
 #include "coll/schedule.hpp"
+#include "common/memory_copy.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -94,9 +95,9 @@ void Schedule::reduce_into(const Reducer& r, const void* left, void* right, void
     const std::size_t at = first * elem_size;
     if (out == left) {  // non-commutative: reduce into `right`, then move the result over
       r.reduce(l + at, rt + at, n);
-      std::memcpy(o + at, rt + at, n * elem_size);
+      copy_memory(o + at, rt + at, n * elem_size);
     } else {
-      std::memcpy(o + at, rt + at, n * elem_size);
+      copy_memory(o + at, rt + at, n * elem_size);
       r.reduce(l + at, o + at, n);
     }
   }
@@ -139,7 +140,7 @@ void stream_copy(void* dst, const void* src, std::size_t n) noexcept {
   _mm_sfence();  // the stores are visible before anything that follows (a send of this memory)
   std::memcpy(d, s, n % 64);
 #else
-  std::memcpy(dst, src, n);
+  copy_memory(dst, src, n);
 #endif
 }
 

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/memory_copy.hpp"
 #include "coll/scratch_cache.hpp"
 #include "runtime/rc.hpp"
 #include "runtime/request.hpp"
@@ -154,11 +155,13 @@ inline void copy_bytes(void* dst, const void* src, std::size_t n) {
   if (n == 0 || dst == src) return;
   const auto* d = static_cast<const std::byte*>(dst);
   const auto* s = static_cast<const std::byte*>(src);
-  if (n >= kStreamCopyMin && (d + n <= s || s + n <= d)) {
+  const bool apart = d + n <= s || s + n <= d;
+  if (n >= kStreamCopyMin && apart) {
     stream_copy(dst, src, n);
     return;
   }
-  std::memmove(dst, src, n);
+  if (apart) copy_memory(dst, src, n);  // common/memory_copy.hpp: around glibc's slow rep movsb case
+  else std::memmove(dst, src, n);
 }
 
 }  // namespace fabmpi::coll

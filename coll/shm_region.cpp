@@ -334,14 +334,14 @@ std::byte* ShmRegion::scratch(std::size_t bytes) {
 void pack_to(std::byte* dst, const void* buf, std::size_t count, const Datatype& type) {
   const std::size_t bytes = count * type.size();
   if (bytes == 0) return;
-  if (type.is_contiguous()) std::memcpy(dst, static_cast<const std::byte*>(buf) + type.true_lb(), bytes);
+  if (type.is_contiguous()) copy_memory(dst, static_cast<const std::byte*>(buf) + type.true_lb(), bytes);
   else type.pack(buf, count, 0, dst, bytes);
 }
 
 void unpack_from(const std::byte* src, void* buf, std::size_t count, const Datatype& type) {
   const std::size_t bytes = count * type.size();
   if (bytes == 0) return;
-  if (type.is_contiguous()) std::memcpy(static_cast<std::byte*>(buf) + type.true_lb(), src, bytes);
+  if (type.is_contiguous()) copy_memory(static_cast<std::byte*>(buf) + type.true_lb(), src, bytes);
   else type.unpack(src, bytes, 0, buf, count);
 }
 
@@ -355,11 +355,11 @@ void shm_fold_rank_order(ShmRegion& region, std::uint64_t seq, std::size_t offse
   } else if (own && own == acc) {
     // acc holds this rank's contribution, which is needed later in the fold: keep a copy
     std::byte* copy = region.scratch(count * elem_size);
-    std::memcpy(copy, own, count * elem_size);
+    copy_memory(copy, own, count * elem_size);
     own = copy;
-    std::memcpy(acc, input(p - 1), count * elem_size);
+    copy_memory(acc, input(p - 1), count * elem_size);
   } else {
-    std::memcpy(acc, input(p - 1), count * elem_size);
+    copy_memory(acc, input(p - 1), count * elem_size);
   }
   for (int r = p - 2; r >= 0; --r) reducer.reduce(input(r), acc, count);
 }

@@ -94,7 +94,7 @@ void write_slot(ShmRegion& stage, std::byte* dst, std::size_t bytes, const std::
 void pack_range(std::byte* dst, const void* buf, std::size_t count, const Datatype& type, std::size_t offset,
                 std::size_t bytes) {
   if (bytes == 0) return;
-  if (type.is_contiguous()) std::memcpy(dst, static_cast<const std::byte*>(buf) + type.true_lb() + offset, bytes);
+  if (type.is_contiguous()) copy_memory(dst, static_cast<const std::byte*>(buf) + type.true_lb() + offset, bytes);
   else type.pack(buf, count, offset, dst, bytes);
 }
 // `past_caches`: a contiguous destination is written with non-temporal stores (ShmRegion::past_caches).
@@ -107,7 +107,7 @@ void unpack_range(const std::byte* src, void* buf, std::size_t count, const Data
   }
   std::byte* dst = static_cast<std::byte*>(buf) + type.true_lb() + offset;
   if (past_caches) copy_non_temporal(dst, src, bytes);
-  else std::memcpy(dst, src, bytes);
+  else copy_memory(dst, src, bytes);
 }
 
 // Where bytes [offset, offset + ...) of the packed stream of `type` at `buf` lie, when they lie
@@ -208,7 +208,7 @@ Rc shm_staged_reduction(ShmRegion& stage, Collective kind, const void* sendbuf, 
       shm_fold_rank_order(stage, a, lo * elem, hi - lo, elem, reducer, nullptr, direct);
       if (kind == Collective::allreduce)
         write_slot(stage, stage.slot(me, b), (hi - lo) * elem, direct, true,
-                   [&](std::byte* to) { std::memcpy(to, direct, (hi - lo) * elem); });
+                   [&](std::byte* to) { copy_memory(to, direct, (hi - lo) * elem); });
     } else if (hi > lo) {
       write_slot(stage, stage.slot(me, b), (hi - lo) * elem, nullptr, false, [&](std::byte* to) {
         shm_fold_rank_order(stage, a, lo * elem, hi - lo, elem, reducer, nullptr, to);

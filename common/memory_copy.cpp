@@ -13,6 +13,9 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 namespace fabmpi {
 
@@ -37,7 +40,7 @@ void copy_blocks(unsigned char* dst, const unsigned char* src, std::size_t n) no
     if constexpr (kOwn)
       own_and_copy_bytes(dst, const_cast<unsigned char*>(src), from, to);
     else
-      std::memcpy(dst + from, src + from, to - from);
+      copy_memory(dst + from, src + from, to - from);
   };
   std::size_t i = 0;
 #if defined(__SSE2__)
@@ -99,7 +102,7 @@ void copy_from_peer_source(SourceCopyChooser& chooser, void* dst, void* src, std
   else if (past_caches)
     copy_non_temporal(dst, src, n);
   else
-    std::memcpy(dst, src, n);
+    copy_memory(dst, src, n);
   if (timed)
     chooser.record(own, n, static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
                                                           std::chrono::steady_clock::now() - started)
@@ -205,6 +208,63 @@ std::size_t past_caches_threshold(std::size_t configured, int ranks_on_node, int
   const long caches = std::max(1L, static_cast<long>(std::max(usable_cpus, 1)) / std::max(1, llc.cpus));
   const long ranks = std::max(1L, (static_cast<long>(ranks_on_node) + caches - 1) / caches);
   return std::max(bytes / static_cast<std::size_t>(ranks), kMiB);
+}
+
+// copy_memory's nearly aliased pairs (memory_copy.hpp). Backward, 128 bytes per step: each load is then
+// below the stores still in flight, so their page offsets do not collide as a forward loop's would
+// (measured, 64 KiB at distance 1-31: forward 24-28 GB/s, backward 25-39, glibc 1.3-2.7).
+namespace {
+#if defined(__x86_64__)
+__attribute__((target("avx2"))) void copy_backward_avx2(unsigned char* d, const unsigned char* s, std::size_t n) noexcept {
+  std::size_t i = n;
+  const std::size_t rest = n % 128;
+  for (; i >= rest + 128; i -= 128) {
+    const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + i - 32));
+    const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + i - 64));
+    const __m256i c = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + i - 96));
+    const __m256i e = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + i - 128));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + i - 32), a);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + i - 64), b);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + i - 96), c);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + i - 128), e);
+  }
+  std::memcpy(d, s, rest);  // under 128 bytes: no rep movsb
+}
+#endif
+#if defined(__SSE2__)
+void copy_backward_sse2(unsigned char* d, const unsigned char* s, std::size_t n) noexcept {
+  std::size_t i = n;
+  const std::size_t rest = n % 64;
+  for (; i >= rest + 64; i -= 64) {
+    const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i - 16));
+    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i - 32));
+    const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i - 48));
+    const __m128i e = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i - 64));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(d + i - 16), a);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(d + i - 32), b);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(d + i - 48), c);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(d + i - 64), e);
+  }
+  std::memcpy(d, s, rest);
+}
+#endif
+}  // namespace
+
+void copy_memory_aliased(void* dst, const void* src, std::size_t n) noexcept {
+  auto* d = static_cast<unsigned char*>(dst);
+  const auto* s = static_cast<const unsigned char*>(src);
+#if defined(__x86_64__)
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  if (avx2) {
+    copy_backward_avx2(d, s, n);
+    return;
+  }
+#endif
+#if defined(__SSE2__)
+  copy_backward_sse2(d, s, n);
+#else
+  std::memcpy(d, s, n);
+#endif
 }
 
 }  // namespace fabmpi

@@ -1,5 +1,6 @@
 // Adopted send buffers (see adopted_memory.hpp).
 #include "pt2pt/adopted_memory.hpp"
+#include "common/memory_copy.hpp"
 
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -344,7 +345,7 @@ bool AdoptedMemory::adopt(std::uintptr_t lo, std::uintptr_t hi, Region* out) noe
   }
   // The copy is the program's bytes; then it takes their place, page tables and all (no second round of
   // page faults at the program's addresses).
-  std::memcpy(copy, reinterpret_cast<const void*>(lo), bytes);
+  copy_memory(copy, reinterpret_cast<const void*>(lo), bytes);
   if (mremap(copy, bytes, bytes, MREMAP_MAYMOVE | MREMAP_FIXED, reinterpret_cast<void*>(lo)) == MAP_FAILED) {
     munmap(edges, 2 * page);
     return fail("mremap");

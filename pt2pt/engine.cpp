@@ -739,10 +739,10 @@ inline void Engine::Impl::deliver_eager(Request& r, void* buf, std::size_t count
     } else if (from_transport && n >= advice_floor && n >= peer(h.src_world).advice_min) [[unlikely]] {
       // Timed for the transport, which weighs it against its other way of bringing such messages.
       const std::uint64_t started = steady_now_ns();
-      std::memcpy(static_cast<char*>(buf) + type.true_lb(), payload, n);
+      copy_memory(static_cast<char*>(buf) + type.true_lb(), payload, n);
       peer(h.src_world).transport->note_eager_copy(h.src_world, n, steady_now_ns() - started);
     } else {
-      std::memcpy(static_cast<char*>(buf) + type.true_lb(), payload, n);
+      copy_memory(static_cast<char*>(buf) + type.true_lb(), payload, n);
     }
   }
   if (h.kind == WireKind::eager_sync) {

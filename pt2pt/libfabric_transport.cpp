@@ -2,6 +2,7 @@
 // queued in `deferred_` and retried from poll(); while anything is queued, new operations queue
 // behind it, so the order of posts is the order of calls.
 #include "pt2pt/libfabric_transport.hpp"
+#include "common/memory_copy.hpp"
 
 #include <rdma/fi_cm.h>
 #include <rdma/fi_errno.h>
@@ -103,7 +104,7 @@ class LibfabricTransport final : public Transport {
       unsigned char staged[sizeof header + 4096];
       if (sizeof header + bytes <= sizeof staged) {
         std::memcpy(staged, &header, sizeof header);
-        if (bytes) std::memcpy(staged + sizeof header, payload, bytes);
+        if (bytes) copy_memory(staged + sizeof header, payload, bytes);
         ssize_t rc = fi_inject(ep_.get(), staged, sizeof header + bytes, addr);
         if (rc == 0) {
           *completed_now = true;

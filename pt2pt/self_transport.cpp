@@ -18,7 +18,7 @@ class SelfTransport final : public Transport {
   Rc send(int, const WireHeader& header, const void* payload, std::size_t bytes, std::uint64_t,
           bool* completed_now) override {
     Arrival a{header, std::vector<unsigned char>(bytes)};
-    if (bytes) std::memcpy(a.payload.data(), payload, bytes);
+    if (bytes) copy_memory(a.payload.data(), payload, bytes);
     arrivals_.push_back(std::move(a));
     *completed_now = true;
     return Rc();
@@ -34,7 +34,7 @@ class SelfTransport final : public Transport {
   Rc read(int, void* local, std::size_t bytes, std::uint64_t raddr, std::uint64_t, std::uint64_t token,
           ReadPlacement placement) override {
     if (placement == ReadPlacement::memory) copy_non_temporal(local, reinterpret_cast<const void*>(raddr), bytes);
-    else if (bytes) std::memcpy(local, reinterpret_cast<const void*>(raddr), bytes);
+    else if (bytes) copy_memory(local, reinterpret_cast<const void*>(raddr), bytes);
     done_.push_back(token);
     return Rc();
   }

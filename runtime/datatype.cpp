@@ -1,5 +1,6 @@
 // The predefined datatypes, pack/unpack over the flattened layout, and basic-element counting.
 #include "runtime/datatype.hpp"
+#include "common/memory_copy.hpp"
 
 #include <algorithm>
 #include <array>
@@ -238,7 +239,7 @@ inline void copy_run(char* __restrict dst, const char* __restrict src, std::size
     case 4: std::memcpy(dst, src, 4); return;
     case 8: std::memcpy(dst, src, 8); return;
     case 16: std::memcpy(dst, src, 16); return;
-    default: std::memcpy(dst, src, n); return;
+    default: copy_memory(dst, src, n); return;
   }
 }
 
@@ -253,8 +254,8 @@ std::size_t Datatype::move_stream(char* user, std::size_t count, std::size_t off
   const std::size_t moved = std::min(max_bytes, total - offset);
   if (contiguous_) {
     char* at = user + true_lb_ + static_cast<std::ptrdiff_t>(offset);
-    if constexpr (ToStream) std::memcpy(stream, at, moved);
-    else std::memcpy(at, stream, moved);
+    if constexpr (ToStream) copy_memory(stream, at, moved);
+    else copy_memory(at, stream, moved);
     return moved;
   }
   const std::size_t element = offset / size_;

@@ -186,3 +186,30 @@ TEST_CASE("copy_from_peer_source copies the range either way", "[memory_copy]") 
     for (std::size_t k = 0; k < src.size(); ++k) REQUIRE(src[k] == pattern(k));
   }
 }
+
+// copy_memory takes its own loop when the page offsets of destination and source nearly alias (glibc's
+// rep movsb case, memory_copy.hpp): every such distance, lengths around the loop's 128-byte steps and the
+// thresholds, nothing outside the range written.
+TEST_CASE("copy_memory copies exactly the range at every near-aliasing distance", "[memory_copy]") {
+  const std::size_t page = 4096;
+  std::vector<unsigned char> src(3 * page + (std::size_t{1} << 20)), dst(3 * page + (std::size_t{1} << 20) + 256);
+  for (std::size_t i = 0; i < src.size(); ++i) src[i] = pattern(i);
+  auto* src_page = reinterpret_cast<unsigned char*>((reinterpret_cast<std::uintptr_t>(src.data()) + page - 1) & ~(page - 1));
+  auto* dst_page = reinterpret_cast<unsigned char*>((reinterpret_cast<std::uintptr_t>(dst.data()) + page - 1) & ~(page - 1));
+  for (std::size_t distance : {0, 1, 7, 16, 31, 32, 48, 63, 64, 100, 4095}) {
+    for (std::size_t src_offset : {0, 16, 40}) {
+      for (std::size_t n : {std::size_t{2048}, std::size_t{2049}, std::size_t{2050}, std::size_t{4096 + 77},
+                            std::size_t{65536}, std::size_t{65536 + 127}, std::size_t{(1u << 20) - 1}, std::size_t{1} << 20}) {
+        unsigned char* s = src_page + src_offset;
+        unsigned char* d = dst_page + ((src_offset + distance) % page);
+        if (d + n + 64 > dst.data() + dst.size() || s + n > src.data() + src.size()) continue;
+        std::fill(d - (d > dst.data() ? 1 : 0), d + n + 1, 0xEE);
+        fabmpi::copy_memory(d, s, n);
+        INFO("distance " << distance << " src_offset " << src_offset << " n " << n);
+        REQUIRE(std::equal(d, d + n, s));
+        if (d > dst.data()) REQUIRE(static_cast<int>(d[-1]) == 0xEE);
+        REQUIRE(static_cast<int>(d[n]) == 0xEE);
+      }
+    }
+  }
+}
