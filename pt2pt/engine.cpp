@@ -37,9 +37,34 @@
 namespace fabmpi::pt2pt {
 
 // A matchable message that arrived before its receive (or was taken by mprobe).
+// Leaves new elements uninitialized (a held eager payload is written right after it is sized).
+template <class T>
+struct UninitializedAllocator : std::allocator<T> {
+  template <class U>
+  struct rebind {
+    using other = UninitializedAllocator<U>;
+  };
+  UninitializedAllocator() = default;
+  template <class U>
+  UninitializedAllocator(const UninitializedAllocator<U>&) noexcept {}  // NOLINT: rebinding
+  template <class U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+
 struct Arrival {
   WireHeader header;
-  std::vector<unsigned char> payload;  // eager data (empty for rts)
+  std::vector<unsigned char, UninitializedAllocator<unsigned char>> payload;  // eager data (empty for rts)
+  // Holds a copy of an eager payload (copy_memory: around glibc's near-aliasing slow case).
+  void hold(const void* data, std::size_t len) {
+    payload.resize(len);
+    copy_memory(payload.data(), data, len);
+  }
 };
 using ArrivalRef = std::shared_ptr<Arrival>;
 
@@ -780,7 +805,7 @@ void Engine::Impl::match_arrival(const WireHeader& h, const void* payload, std::
   if (h.kind != WireKind::rts && len) {
     Peer& p = peer(h.src_world);
     const std::uint64_t started = len >= advice_floor && len >= p.advice_min ? steady_now_ns() : 0;
-    a->payload.assign(static_cast<const unsigned char*>(payload), static_cast<const unsigned char*>(payload) + len);
+    a->hold(payload, len);
     if (started) p.transport->note_eager_copy(h.src_world, len, steady_now_ns() - started);
   }
   unexpected.push(message, std::move(a));
@@ -833,7 +858,7 @@ void Engine::Impl::on_message(const WireHeader& h, const void* payload, std::siz
     // Ahead of its turn: hold it until the messages before it from this peer have arrived.
     auto a = std::make_shared<Arrival>();
     a->header = h;
-    a->payload.assign(static_cast<const unsigned char*>(payload), static_cast<const unsigned char*>(payload) + len);
+    a->hold(payload, len);
     p.reorder.emplace(h.seq, std::move(a));
     return;
   }
