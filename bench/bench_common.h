@@ -20,6 +20,7 @@
 
 #include <mpi.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
@@ -37,6 +38,7 @@ typedef struct {
     long sizes[64];     /* explicit size list (overrides min/max) */
     int nsizes;
     int alloc_mem;      /* --alloc-mem: message buffers from MPI_Alloc_mem (programs that support it) */
+    long shift;         /* --shift B: odd ranks' buffers start B bytes into a page, even ranks' at one (osu_style) */
 } bench_opts;
 
 static inline void bench_die(const char *what)
@@ -61,6 +63,7 @@ static inline void bench_usage(const char *prog, const char *extra)
     fprintf(stderr,
             "usage: %s [--quick] [--target-ms MS] [--min-iters N] [--max-iters N]\n"
             "          [--min-size B] [--max-size B] [--sizes B,B,...] [--only a,b,...] [--alloc-mem]\n"
+            "          [--shift B]\n"
             "sizes accept k/m suffixes (KiB/MiB). %s\n",
             prog, extra ? extra : "");
 }
@@ -80,6 +83,9 @@ static inline void bench_parse_args(int argc, char **argv, bench_opts *o, const 
             o->quick = 1;
         } else if (!strcmp(a, "--alloc-mem")) {
             o->alloc_mem = 1;
+        } else if (!strcmp(a, "--shift") && v) {
+            o->shift = atol(v) & 4095;
+            i++;
         } else if (!strcmp(a, "--target-ms") && v) {
             o->target_ms = atof(v); i++;
         } else if (!strcmp(a, "--min-iters") && v) {

@@ -328,6 +328,15 @@ def campaign(args, mpis, built, extras, ncores):
                                           args.rt)
                         c.execute(tag + " osu_style --alloc-mem", cmd, env, mode, np, mpi.name, rep, "osu_style",
                                   ["pingpong_latency_alloc_mem_us", "bw_alloc_mem_MBps", "bibw_alloc_mem_MBps"], tmo)
+                    if np == 2 and not tcp and not args.no_shift:
+                        # The same tests with the receiver's buffers 16 bytes further into their pages than
+                        # the sender's (two malloc'd buffers often are): glibc's and the kernel's rep movsb
+                        # copies run 5-20x slower at such distances on AMD CPUs (docs/performance.md).
+                        sh_args = ["--shift", "16"] + (quick if args.quick else ["--min-size", "4096", "--max-size", "1m"])
+                        cmd = mpi.command(np, tcp, [os.path.join(d, "osu_style")] + sh_args + args.osu_args, ncores,
+                                          args.rt)
+                        c.execute(tag + " osu_style --shift 16", cmd, env, mode, np, mpi.name, rep, "osu_style",
+                                  ["pingpong_latency_shifted_us", "bw_shifted_MBps", "bibw_shifted_MBps"], tmo)
                     cmd = mpi.command(np, tcp, [os.path.join(d, "coll")] + coll_args + args.coll_args, ncores, args.rt)
                     c.execute(tag + " coll", cmd, env, mode, np, mpi.name, rep, "coll",
                               [x + "_latency_us" for x in COLLECTIVES], tmo)
@@ -423,7 +432,8 @@ def ratio_of(metric, ref_value, other_values):
 
 
 METRIC_ORDER = (["launch_wall_ms", "init_us", "pingpong_latency_us", "bw_MBps", "bibw_MBps",
-                 "pingpong_latency_alloc_mem_us", "bw_alloc_mem_MBps", "bibw_alloc_mem_MBps"]
+                 "pingpong_latency_alloc_mem_us", "bw_alloc_mem_MBps", "bibw_alloc_mem_MBps",
+                 "pingpong_latency_shifted_us", "bw_shifted_MBps", "bibw_shifted_MBps"]
                 + [c + "_latency_us" for c in COLLECTIVES]
                 + ["memcpy_MBps", "xcopy_cma_MBps", "xcopy_shared_MBps", "fi_pingpong_latency_us"])
 
@@ -496,6 +506,12 @@ def write_report(args, path, camp, mpis, built, ncores, ref):
              "large message once, straight out of the sender's buffer. Since its seventeenth session fabmpi also "
              "moves malloc'd send buffers into such memory in place once they have gone by rendezvous 16 times "
              "(`FABMPI_SHM_ADOPT`, 512 KiB and up; `pt2pt/README.md`), which the plain metrics' large sizes show.")
+    L.append("")
+    L.append("`*_shifted_*` (np=2, shared memory, 4 KiB-1 MiB): the same point-to-point tests with page-aligned "
+             "buffers, rank 1's 16 bytes into their pages (`osu_style --shift 16`), as two malloc'd buffers "
+             "often lie: on AMD CPUs with FSRM, glibc's memcpy and the kernel's copy for `process_vm_readv` run "
+             "5-20x slower when the destination is 1-31 bytes after the source modulo 4096 "
+             "(docs/performance.md, twentieth session).")
     L.append("")
     if camp.failures:
         L.append("## Failures")
@@ -662,6 +678,9 @@ def plot(args, camp, outdir, tag):
         ("alloc_mem", [("pingpong_latency_alloc_mem_us", "ping-pong latency, MPI_Alloc_mem buffers (µs)"),
                        ("bw_alloc_mem_MBps", "streaming bandwidth, MPI_Alloc_mem buffers (MB/s)"),
                        ("bibw_alloc_mem_MBps", "bidirectional bandwidth, MPI_Alloc_mem buffers (MB/s)")]),
+        ("shifted", [("pingpong_latency_shifted_us", "ping-pong latency, buffers 16 B apart in their pages (µs)"),
+                     ("bw_shifted_MBps", "streaming bandwidth, buffers 16 B apart in their pages (MB/s)"),
+                     ("bibw_shifted_MBps", "bidirectional bandwidth, buffers 16 B apart in their pages (MB/s)")]),
         ("coll", [(c + "_latency_us", c + " (µs per call)") for c in COLLECTIVES]),
     ]
     for fam, metrics in families:
@@ -795,6 +814,8 @@ def main():
                     help="rebuild the report and plots from a previous run's JSON; runs nothing")
     ap.add_argument("--plot-only", action="store_true", help="with --from-json: only draw the plots")
     ap.add_argument("--no-raw", action="store_true", help="skip memcpy and raw libfabric runs")
+    ap.add_argument("--no-shift", action="store_true",
+                    help="skip the np=2 point-to-point runs with buffers 16 bytes apart in their pages (--shift 16)")
     ap.add_argument("--no-alloc-mem", action="store_true",
                     help="skip the np=2 point-to-point runs with MPI_Alloc_mem buffers")
     ap.add_argument("--rt", type=int, default=0, metavar="PRIO",

@@ -216,7 +216,7 @@ int main(int argc, char **argv)
     long sizes[64];
     int n, j;
     long maxbuf;
-    unsigned char *sbuf, *rbuf;
+    unsigned char *sbuf, *rbuf, *sbase = NULL, *rbase = NULL;
     const char *variant;
 
     MPI_Init(&argc, &argv);
@@ -238,8 +238,19 @@ int main(int argc, char **argv)
     if (o.max_size > maxbuf) maxbuf = o.max_size;
     for (j = 0; j < o.nsizes; j++)
         if (o.sizes[j] > maxbuf) maxbuf = o.sizes[j];
-    sbuf = (unsigned char *)bench_buffer(&o, (size_t)maxbuf);
-    rbuf = (unsigned char *)bench_buffer(&o, (size_t)maxbuf);
+    if (o.shift && !o.alloc_mem) {
+        /* Page-aligned buffers, odd ranks' moved `shift` bytes on: the sender's and the receiver's
+         * addresses then differ by `shift` modulo 4096, as two malloc'd buffers' may. */
+        const long at = (g_rank % 2) ? o.shift : 0;
+        sbase = (unsigned char *)bench_alloc((size_t)maxbuf + 8192);
+        rbase = (unsigned char *)bench_alloc((size_t)maxbuf + 8192);
+        sbuf = (unsigned char *)(((uintptr_t)sbase + 4095) & ~(uintptr_t)4095) + at;
+        rbuf = (unsigned char *)(((uintptr_t)rbase + 4095) & ~(uintptr_t)4095) + at;
+        variant = "_shifted";
+    } else {
+        sbuf = (unsigned char *)bench_buffer(&o, (size_t)maxbuf);
+        rbuf = (unsigned char *)bench_buffer(&o, (size_t)maxbuf);
+    }
 
     if (bench_selected(&o, "latency")) {
         n = bench_size_list(&o, 0, o.quick ? 4096 : 4L * 1024 * 1024, sizes, 64);
@@ -282,8 +293,13 @@ int main(int argc, char **argv)
             fflush(stdout);
         }
     }
-    bench_buffer_free(&o, sbuf);
-    bench_buffer_free(&o, rbuf);
+    if (sbase) {
+        free(sbase);
+        free(rbase);
+    } else {
+        bench_buffer_free(&o, sbuf);
+        bench_buffer_free(&o, rbuf);
+    }
     MPI_Finalize();
     return 0;
 }
