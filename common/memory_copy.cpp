@@ -231,40 +231,20 @@ __attribute__((target("avx2"))) void copy_backward_avx2(unsigned char* d, const 
   std::memcpy(d, s, rest);  // under 128 bytes: no rep movsb
 }
 #endif
-#if defined(__SSE2__)
-void copy_backward_sse2(unsigned char* d, const unsigned char* s, std::size_t n) noexcept {
-  std::size_t i = n;
-  const std::size_t rest = n % 64;
-  for (; i >= rest + 64; i -= 64) {
-    const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i - 16));
-    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i - 32));
-    const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i - 48));
-    const __m128i e = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i - 64));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(d + i - 16), a);
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(d + i - 32), b);
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(d + i - 48), c);
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(d + i - 64), e);
-  }
-  std::memcpy(d, s, rest);
-}
-#endif
 }  // namespace
 
 void copy_memory_aliased(void* dst, const void* src, std::size_t n) noexcept {
   auto* d = static_cast<unsigned char*>(dst);
   const auto* s = static_cast<const unsigned char*>(src);
 #if defined(__x86_64__)
+  // FSRM, the slow case's cause, came after AVX2: a CPU without AVX2 has no such case to go around.
   static const bool avx2 = __builtin_cpu_supports("avx2");
   if (avx2) {
     copy_backward_avx2(d, s, n);
     return;
   }
 #endif
-#if defined(__SSE2__)
-  copy_backward_sse2(d, s, n);
-#else
   std::memcpy(d, s, n);
-#endif
 }
 
 }  // namespace fabmpi

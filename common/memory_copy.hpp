@@ -15,7 +15,7 @@ namespace fabmpi {
 // alias; measured on the 2-core EPYC VM, twentieth session: 64 KiB at distance 16 1.8 GB/s, at 0, 80
 // or 4080 34-44). Two malloc'd buffers whose page offsets differ by 16 are such a pair: the own block
 // of an np=2 allgather of 64 KiB took 36 us of its 55. Such copies go through copy_memory_aliased, a
-// vector loop; the others are plain memcpy. Non-overlapping ranges only, as memcpy.
+// backward AVX2 loop (memcpy without AVX2); the others are plain memcpy. Non-overlapping ranges only.
 void copy_memory_aliased(void* dst, const void* src, std::size_t n) noexcept;
 inline constexpr std::size_t kAliasedCopyMin = 2049, kAliasedCopyMax = std::size_t{1} << 20;
 inline void copy_memory(void* dst, const void* src, std::size_t n) noexcept {
