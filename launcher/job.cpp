@@ -357,6 +357,21 @@ std::vector<std::string> rank_environment(const JobConfig& config, int rank, int
   set_default("IPATH_NO_BACKTRACE", "1");
   // This job's own deadline, also over one inherited from an outer job.
   if (config.hang_report_unix_ms > 0) set("FABMPI_HANG_DEADLINE", std::to_string(config.hang_report_unix_ms));
+  // A rank bound to one core sees one CPU in its affinity and would take itself for oversubscribed
+  // (yielding instead of spinning: np=2 ping-pong 0.14 -> 0.50 us): tell it the CPUs that this node's
+  // bound ranks have between them.
+  const bool local = config.host_of_rank.empty() || config.host_of_rank[static_cast<std::size_t>(rank)].empty();
+  if (!config.bindings.empty() && local) {
+    cpu_set_t node_cpus;
+    CPU_ZERO(&node_cpus);
+    for (int r = 0; r < config.np; ++r) {
+      const bool r_local = config.host_of_rank.empty() || config.host_of_rank[static_cast<std::size_t>(r)].empty();
+      if (!r_local) continue;
+      const cpu_set_t& cpus = config.bindings[static_cast<std::size_t>(r) % config.bindings.size()].cpus;
+      CPU_OR(&node_cpus, &node_cpus, &cpus);
+    }
+    set("FABMPI_NODE_CPUS", std::to_string(CPU_COUNT(&node_cpus)));
+  }
   set("MPI_LOCALRANKID", std::to_string(local_rank));
   set("MPI_LOCALNRANKS", std::to_string(local_size));
   if (pmi_fd >= 0) set("PMI_FD", std::to_string(pmi_fd));  // else a proxy on the rank's host sets it

@@ -95,7 +95,7 @@ Rc Runtime::create(Options options, std::unique_ptr<Runtime>* out) {
 
   const int my_node = rt->node_of_rank_[static_cast<std::size_t>(rt->world_rank_)];
   const auto local_ranks = std::count(rt->node_of_rank_.begin(), rt->node_of_rank_.end(), my_node);
-  rt->cores_ = cores_available();
+  rt->cores_ = rt->tunables_.node_cpus > 0 ? static_cast<int>(rt->tunables_.node_cpus) : cores_available();
   rt->oversubscribed_ = local_ranks > rt->cores_;
   rt->local_ranks_ = static_cast<int>(local_ranks);
   if (rt->tunables_.hang_report > 0) rt->hang_report_after_ = std::chrono::seconds(rt->tunables_.hang_report);

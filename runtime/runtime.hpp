@@ -101,7 +101,7 @@ class Runtime {
   // True when more ranks run on this node than it has cores: waiting ranks yield at once.
   bool oversubscribed() const noexcept { return oversubscribed_; }
   int local_ranks() const noexcept { return local_ranks_; }  // ranks of this job on this node
-  int cores() const noexcept { return cores_; }              // CPUs this process may run on
+  int cores() const noexcept { return cores_; }              // CPUs this node's ranks may run on
 
   // One pass over every progress source.
   int progress();
@@ -221,7 +221,7 @@ class Runtime {
   std::recursive_mutex api_lock_;
   bool oversubscribed_ = false;
   int local_ranks_ = 1;  // ranks of this job on this node
-  int cores_ = 1;        // CPUs this process may run on (its affinity mask)
+  int cores_ = 1;        // FABMPI_NODE_CPUS (mpirun --bind-to core), else this process's affinity mask
   // Whether threads outside this job's awake ranks are runnable on the machine now (a slow yield then
   // means another job holds the core).
   bool outside_work_runnable() const noexcept;

@@ -267,6 +267,12 @@ def case_binding():
     reports = [l for l in err.splitlines() if "bound to" in l]
     check("--bind-to core --report-bindings", rc == 0 and len(reports) == 2 and len(out.splitlines()) == 2,
           f"rc={rc} out={out!r} err={err!r}")
+    # Each rank sees one core in its own affinity; FABMPI_NODE_CPUS tells it what the node's ranks share,
+    # so that two ranks on two cores do not take themselves for oversubscribed.
+    rc, out, err, _ = run(["--bind-to", "core", "-np", "2", "sh", "-c", "echo cpus=$FABMPI_NODE_CPUS"])
+    counts = re.findall(r"^cpus=(\d+)$", out, re.M)
+    check("--bind-to core passes FABMPI_NODE_CPUS", rc == 0 and len(counts) == 2 and counts[0] == counts[1] and
+          int(counts[0]) >= min(2, os.cpu_count() or 1), f"rc={rc} out={out!r} err={err!r}")
     rc, out, err, _ = run(["--report-bindings", "-np", "1", "true"])
     check("--report-bindings without binding", rc == 0 and "not bound" in err, f"err={err!r}")
 

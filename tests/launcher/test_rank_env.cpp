@@ -48,3 +48,26 @@ TEST_CASE("rank_environment passes this job's hang-report deadline, over an inhe
   config.hang_report_unix_ms = 0;  // no --timeout: an outer job's deadline stays
   CHECK(value_of(rank_environment(config, 0, -1), "FABMPI_HANG_DEADLINE") == "999");
 }
+
+TEST_CASE("rank_environment tells ranks bound to cores how many CPUs the node's ranks share", "[launcher][env]") {
+  JobConfig config;
+  config.np = 3;
+  CHECK(value_of(rank_environment(config, 0, -1), "FABMPI_NODE_CPUS") == "<unset>");  // unbound
+  // Two cores of two PUs each; ranks 0 and 2 share core 0.
+  for (int core = 0; core < 2; ++core) {
+    fabmpi::launcher::CoreBinding b{};
+    CPU_ZERO(&b.cpus);
+    CPU_SET(2 * core, &b.cpus);
+    CPU_SET(2 * core + 1, &b.cpus);
+    b.core_index = core;
+    config.bindings.push_back(b);
+  }
+  CHECK(value_of(rank_environment(config, 1, -1), "FABMPI_NODE_CPUS") == "4");
+  config.np = 1;
+  CHECK(value_of(rank_environment(config, 0, -1), "FABMPI_NODE_CPUS") == "2");
+  // Ranks on other hosts are not bound by mpirun; they count neither here nor there.
+  config.np = 3;
+  config.host_of_rank = {"", "other", ""};
+  CHECK(value_of(rank_environment(config, 0, -1), "FABMPI_NODE_CPUS") == "2");
+  CHECK(value_of(rank_environment(config, 1, -1), "FABMPI_NODE_CPUS") == "<unset>");
+}
