@@ -124,18 +124,33 @@ class Runtime {
   class IdleSpin {
    public:
     explicit IdleSpin(const Runtime& rt)
-        : limit_(rt.oversubscribed_ ? 0 : static_cast<int>(rt.tunables_.spin_count)),
+        : limit_(rt.oversubscribed_ ? 0 : static_cast<long long>(rt.tunables_.spin_count)),
           budget_(rt.oversubscribed_ ? 0 : static_cast<long long>(rt.tunables_.spin_us)) {}
     void reset() noexcept { idle_ = 0; }
-    int idle() const noexcept { return idle_; }
-    std::chrono::steady_clock::duration idle_time() const noexcept {
-      return std::chrono::steady_clock::now() - since_;
+    // How long the loop has been idle, read from the clock at most every 8th idle pass (a clock read
+    // costs ~25 ns on a VM, a fair part of an oversubscribed pass; the callers compare it with
+    // milliseconds): between reads, the last reading.
+    // An oversubscribed loop (no spin budget) starts its clock at its first reading, not at its first
+    // idle pass: most of its waits end before that.
+    std::chrono::steady_clock::duration idle_time() noexcept {
+      if (idle_ - idle_at_reading_ >= 8) {
+        idle_at_reading_ = idle_;
+        const auto now = std::chrono::steady_clock::now();
+        if (!started_) {
+          since_ = now;
+          started_ = true;
+        }
+        reading_ = now - since_;
+      }
+      return reading_;
     }
     // Counts an empty progress pass; true while the loop should keep spinning.
     bool spin() noexcept {
       if (++idle_ == 1) {
-        since_ = std::chrono::steady_clock::now();
-        spinning_ = budget_ > 0;
+        started_ = spinning_ = budget_ > 0;
+        if (started_) since_ = std::chrono::steady_clock::now();
+        idle_at_reading_ = 1;
+        reading_ = {};
       }
       if (idle_ <= limit_) return true;
       if (spinning_ && (idle_ & 255) == 0)
@@ -144,11 +159,14 @@ class Runtime {
     }
 
    private:
-    int limit_;
+    long long limit_;
     long long budget_;
-    int idle_ = 0;
+    long long idle_ = 0;  // 64 bits: a thread-multiple rank yields ~10^6 times a second for as long as it waits
     bool spinning_ = false;
     std::chrono::steady_clock::time_point since_;
+    bool started_ = false;  // since_ is set
+    long long idle_at_reading_ = 0;
+    std::chrono::steady_clock::duration reading_{};
   };
 
   // One idle step of a waiting loop that has been idle for `idle_time` (past its spin): yields the
@@ -227,6 +245,7 @@ class Runtime {
   bool outside_work_runnable() const noexcept;
   // Oversubscribed: until then, waiting ranks sleep rather than yield (a recent yield was slow).
   std::chrono::steady_clock::time_point sleep_spell_until_{};
+  unsigned untimed_yields_ = 0;  // counts oversubscribed yields; every 4th is timed (yield_once)
   std::chrono::steady_clock::duration sleep_spell_{};
   // Hang watch, looked at from yield_once (every idle wait passes there) and note_poll (polling loops):
   // report after this long

@@ -58,7 +58,7 @@ int PMPI_Grequest_complete(MPI_Request request) {
     FABMPI_TRY(call.require_initialized());
     RequestRef r;
     FABMPI_TRY(to_request(request, &r));
-    if (!dynamic_cast<GeneralizedRequest*>(r.get()))
+    if (!as_user_generalized(r.get()))
       return fail(MPI_ERR_REQUEST, "request 0x%x is not a generalized request", static_cast<unsigned>(request));
     if (r->is_complete()) return fail(MPI_ERR_REQUEST, "the generalized request is already complete");
     r->mark_complete();

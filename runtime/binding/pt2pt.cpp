@@ -135,7 +135,7 @@ Rc take_message(ApiCall& call, MPI_Message* handle, pt2pt::MessageRef* message) 
     return Rc();
   }
   const RequestRef* found = library().requests.find(*handle);
-  auto* m = found ? dynamic_cast<MessageHandle*>(found->get()) : nullptr;
+  auto* m = found ? as_message(found->get()) : nullptr;
   if (!m) return fail(MPI_ERR_REQUEST, "invalid message handle 0x%x", static_cast<unsigned>(*handle));
   call.report_to(m->comm);
   *message = m->message;

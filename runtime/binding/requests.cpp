@@ -100,7 +100,7 @@ CommRef comm_of(const Request& request) {
 
 Rc to_request(MPI_Request handle, RequestRef* out) {
   const RequestRef* found = library().requests.find(handle);
-  if (!found || dynamic_cast<const MessageHandle*>(found->get()))
+  if (!found || as_message(found->get()))
     return fail(MPI_ERR_REQUEST, "invalid request handle 0x%x", static_cast<unsigned>(handle));
   *out = *found;
   return Rc();
@@ -118,7 +118,7 @@ void set_empty_status(MPI_Status* status) {
 bool is_inert(const RequestRef& request) { return !request || (request->is_persistent() && !request->is_active()); }
 
 int release_completed(MPI_Request* handle, const RequestRef& request, MPI_Status* status) {
-  if (auto* g = dynamic_cast<GeneralizedRequest*>(request.get())) {
+  if (auto* g = as_user_generalized(request.get())) {
     // query_fn's error, else free_fn's, is the completing call's (MPI-3.1 section 12.2).
     const int queried = g->query();
     const int released = g->release_state();
@@ -418,7 +418,7 @@ int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) 
     if (is_inert(r)) return *flag = 1, set_empty_status(status), Rc();
     *flag = look_once([&] { return r->is_complete(); }) ? 1 : 0;
     if (!*flag) return Rc();
-    if (auto* g = dynamic_cast<GeneralizedRequest*>(r.get())) {
+    if (auto* g = as_user_generalized(r.get())) {
       const int queried = g->query();
       if (queried != MPI_SUCCESS) return fail(queried, "the generalized request's query_fn returned %d", queried);
     }
