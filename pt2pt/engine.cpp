@@ -410,6 +410,7 @@ Rc Engine::Impl::open(Engine*) {
     // Ranks that share cores wait microseconds per message for the scheduler: the rings' first-lap page
     // faults (~90 ns per message) do not show there, while populating all of them at MPI_Init would.
     o.populate_rings = !runtime.oversubscribed();
+    o.strict_wake = runtime.oversubscribed();
     FABMPI_TRY(ShmTransport::prepare(o, boot, &native));
   }
   if (need_shm) FABMPI_TRY(open_libfabric("shm", "shm", &shm));

@@ -403,10 +403,11 @@ class NativeShm final : public ShmTransport {
 
   // A Dekker handshake with sleep_until_message: we published (the record type store), fence, read `sleeping`;
   // the sleeper stores `sleeping`, fences, rereads its rings. At least one sees the other, so either it
-  // finds our record or we wake it. A receiver that is awake costs us a fence and one shared load.
+  // finds our record or we wake it. Without strict_wake there is no fence (see ShmOptions::strict_wake): a
+  // sleeper that missed our record finds it when its 1 ms wait ends. An awake receiver costs one load.
   void wake_if_sleeping(std::size_t j) noexcept {
     RankSlot* s = slot(j);
-    std::atomic_thread_fence(std::memory_order_seq_cst);
+    if (options_.strict_wake) std::atomic_thread_fence(std::memory_order_seq_cst);
     if (s->sleeping.load(std::memory_order_relaxed)) {
       s->doorbell.fetch_add(1, std::memory_order_relaxed);
       syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&s->doorbell), FUTEX_WAKE, 1, nullptr, nullptr, 0);
