@@ -182,6 +182,8 @@ struct Engine::Impl final : TransportSink {
   // Something was handed to the self transport since its last poll: only then is it polled.
   bool self_dirty = false;
   std::vector<RecvOpRef> spare_recv_ops;  // finished receives' RecvOps, reused (saves an allocation)
+  // As many as a window of nonblocking receives (osu_bw's 64) brings back at once, and more.
+  static constexpr std::size_t kSpareRecvOps = 256;
 
   explicit Impl(Runtime& rt) : runtime(rt) {}
 
@@ -199,7 +201,7 @@ struct Engine::Impl final : TransportSink {
   }
   // A receive is finished: keep its RecvOp for the next one when nobody else holds it.
   void recycle(RecvOpRef&& op) {
-    if (op.use_count() != 1 || spare_recv_ops.size() >= 16) return;
+    if (op.use_count() != 1 || spare_recv_ops.size() >= kSpareRecvOps) return;
     op->request = nullptr;
     op->owner.reset();
     op->type.reset();
