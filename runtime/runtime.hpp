@@ -127,13 +127,15 @@ class Runtime {
         : limit_(rt.oversubscribed_ ? 0 : static_cast<long long>(rt.tunables_.spin_count)),
           budget_(rt.oversubscribed_ ? 0 : static_cast<long long>(rt.tunables_.spin_us)) {}
     void reset() noexcept { idle_ = 0; }
-    // How long the loop has been idle, read from the clock at most every 8th idle pass (a clock read
-    // costs ~25 ns on a VM, a fair part of an oversubscribed pass; the callers compare it with
-    // milliseconds): between reads, the last reading.
+    // How long the loop has been idle, read from the clock at most every 8th idle pass while under a
+    // millisecond (a clock read costs ~25 ns on a VM, a fair part of an oversubscribed pass; the callers
+    // compare it with milliseconds): between reads, the last reading. From a millisecond on, every pass
+    // reads it (passes are yields and sleeps by then), so that the hang watch, which knows an idle
+    // stretch by its start (now - idle_time), sees one start, not a drifting one.
     // An oversubscribed loop (no spin budget) starts its clock at its first reading, not at its first
     // idle pass: most of its waits end before that.
     std::chrono::steady_clock::duration idle_time() noexcept {
-      if (idle_ - idle_at_reading_ >= 8) {
+      if (idle_ - idle_at_reading_ >= 8 || reading_ >= std::chrono::milliseconds(1)) {
         idle_at_reading_ = idle_;
         const auto now = std::chrono::steady_clock::now();
         if (!started_) {
