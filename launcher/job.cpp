@@ -365,12 +365,17 @@ std::vector<std::string> rank_environment(const JobConfig& config, int rank, int
     return i >= config.host_of_rank.size() || config.host_of_rank[i].empty();
   };
   if (!config.bindings.empty() && runs_here(rank)) {
+    // Rank r uses bindings[r % size]: stop once every binding is in (np ranks would make launch quadratic).
     cpu_set_t node_cpus;
     CPU_ZERO(&node_cpus);
-    for (int r = 0; r < config.np; ++r) {
-      if (!runs_here(r)) continue;
-      const cpu_set_t& cpus = config.bindings[static_cast<std::size_t>(r) % config.bindings.size()].cpus;
-      CPU_OR(&node_cpus, &node_cpus, &cpus);
+    std::vector<bool> counted(config.bindings.size(), false);
+    std::size_t left = counted.size();
+    for (int r = 0; r < config.np && left > 0; ++r) {
+      const std::size_t b = static_cast<std::size_t>(r) % config.bindings.size();
+      if (!runs_here(r) || counted[b]) continue;
+      counted[b] = true;
+      --left;
+      CPU_OR(&node_cpus, &node_cpus, &config.bindings[b].cpus);
     }
     set("FABMPI_NODE_CPUS", std::to_string(CPU_COUNT(&node_cpus)));
   }

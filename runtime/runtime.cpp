@@ -312,7 +312,7 @@ void Runtime::yield_once(std::chrono::steady_clock::duration idle_time, bool (*r
   if (yields_instead_of_sleeping(idle_time)) {
     // Every 4th yield is timed, for slow yields: the clock reads on the others would be a tenth of an
     // oversubscribed pass (np=4 on 2 cores, 8 B ping-pong: 5.5 % of all time in clock_gettime).
-    if (!oversubscribed_ || (++untimed_yields_ & 3) != 0) {
+    if (!oversubscribed_ || (++oversubscribed_yields_ & 3) != 0) {
       sched_yield();
       return;
     }

@@ -247,7 +247,7 @@ class Runtime {
   bool outside_work_runnable() const noexcept;
   // Oversubscribed: until then, waiting ranks sleep rather than yield (a recent yield was slow).
   std::chrono::steady_clock::time_point sleep_spell_until_{};
-  unsigned untimed_yields_ = 0;  // counts oversubscribed yields; every 4th is timed (yield_once)
+  unsigned oversubscribed_yields_ = 0;  // every 4th is timed (yield_once)
   std::chrono::steady_clock::duration sleep_spell_{};
   // Hang watch, looked at from yield_once (every idle wait passes there) and note_poll (polling loops):
   // report after this long

@@ -68,9 +68,8 @@ void track_sendrecv(const std::shared_ptr<SendrecvRequest>& request);
 // messages (MPI_MESSAGE_NULL == MPI_REQUEST_NULL), so messages live in the request table.
 class MessageHandle final : public Request {
  public:
-  MessageHandle(pt2pt::MessageRef m, CommRef c) : Request(Kind::recv), message(std::move(m)), comm(std::move(c)) {
-    role = Role::message;
-  }
+  MessageHandle(pt2pt::MessageRef m, CommRef c)
+      : Request(Kind::recv, Role::message), message(std::move(m)), comm(std::move(c)) {}
   CommRef communicator() const override { return comm; }
   pt2pt::MessageRef message;
   CommRef comm;
@@ -82,9 +81,11 @@ class GeneralizedRequest final : public Request {
  public:
   GeneralizedRequest(MPI_Grequest_query_function* query, MPI_Grequest_free_function* free,
                      MPI_Grequest_cancel_function* cancel, void* extra_state)
-      : Request(Kind::generalized), query_fn_(query), free_fn_(free), cancel_fn_(cancel), extra_state_(extra_state) {
-    role = Role::user_generalized;
-  }
+      : Request(Kind::generalized, Role::user_generalized),
+        query_fn_(query),
+        free_fn_(free),
+        cancel_fn_(cancel),
+        extra_state_(extra_state) {}
   ~GeneralizedRequest() override { (void)release_state(); }
   // Runs query_fn and takes the status it fills as this request's; returns query_fn's error code.
   int query();
@@ -101,10 +102,10 @@ class GeneralizedRequest final : public Request {
 };
 
 inline MessageHandle* as_message(Request* r) noexcept {
-  return r && r->role == Request::Role::message ? static_cast<MessageHandle*>(r) : nullptr;
+  return r && r->role() == Request::Role::message ? static_cast<MessageHandle*>(r) : nullptr;
 }
 inline GeneralizedRequest* as_user_generalized(Request* r) noexcept {
-  return r && r->role == Request::Role::user_generalized ? static_cast<GeneralizedRequest*>(r) : nullptr;
+  return r && r->role() == Request::Role::user_generalized ? static_cast<GeneralizedRequest*>(r) : nullptr;
 }
 
 // The communicator whose error handler reports a request's errors (world when unknown).
