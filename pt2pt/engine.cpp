@@ -24,6 +24,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -31,6 +32,7 @@
 #include "common/memory_copy.hpp"
 #include "pt2pt/libfabric_transport.hpp"
 #include "pt2pt/matching.hpp"
+#include "pt2pt/recent_buffers.hpp"
 #include "pt2pt/shm_transport.hpp"
 #include "pt2pt/transport.hpp"
 
@@ -164,6 +166,9 @@ struct Engine::Impl final : TransportSink {
   std::size_t tcp_eager_max = 0;     // tcp;ofi_rxm (FABMPI_TCP_EAGER_MAX)
   std::size_t rndv_chunk = 0;       // FABMPI_RNDV_CHUNK; 0: each transport's read_piece()
   std::size_t past_caches_min = 0;  // contiguous rendezvous receives this large: ReadPlacement::memory
+  // Unless the destination is probably still cached (a buffer streamed into again); absent when
+  // FABMPI_NT_MIN is set, which then decides alone.
+  std::optional<RecentBuffers> recent_buffers;
   // The smallest Peer::advice_min: eager arrivals below it skip the peer lookup for timing altogether.
   std::size_t advice_floor = SIZE_MAX;
   long long credit_limit = 0;
@@ -348,6 +353,8 @@ Rc Engine::Impl::open(Engine*) {
   tcp_eager_max = t.tcp_eager_max;
   rndv_chunk = t.rndv_chunk == 0 ? 0 : std::max<std::size_t>(t.rndv_chunk, 4096);
   past_caches_min = past_caches_threshold(t.nt_min);
+  if (t.nt_min == 0)
+    recent_buffers.emplace(past_caches_threshold(0, runtime.local_ranks(), runtime.cores()), past_caches_min / 16);
   credit_limit = std::max<long long>(t.eager_credits, 1);
   peers.resize(static_cast<std::size_t>(end));
   const std::string& netmod = t.netmod;
@@ -581,6 +588,8 @@ Rc Engine::Impl::start_send(const void* buf, std::size_t count, const Datatype& 
     h.raddr = op.exposure.addr;
     h.rkey = op.exposure.key;
     op.events_left = 2;  // rts sent + fin
+    if (recent_buffers && bytes >= recent_buffers->min_bytes())
+      recent_buffers->touch(my_world, reinterpret_cast<std::uintptr_t>(data), bytes, steady_now_ns());
   }
   op.note(h, world);
   bool done = false;
@@ -735,6 +744,15 @@ void Engine::Impl::deliver(const RecvOpRef& op, const WireHeader& h, const void*
       // bring measured slower (torch's nonblocking allreduce / allgather at np=2, 16-64 MiB: 2-2.7x).
       if (op->bytes >= past_caches_min && h.channel == static_cast<std::uint8_t>(Channel::user))
         placement = ReadPlacement::memory;
+      if (recent_buffers && op->bytes >= recent_buffers->min_bytes()) {
+        const std::uint64_t now = steady_now_ns();
+        const auto d = reinterpret_cast<std::uintptr_t>(dest);
+        if (placement == ReadPlacement::memory &&
+            recent_buffers->still_cached(my_world, d, op->bytes, h.src_world, h.raddr, now))
+          placement = ReadPlacement::cached;
+        recent_buffers->touch(h.src_world, h.raddr, op->bytes, now);
+        recent_buffers->touch(my_world, d, op->bytes, now);
+      }
     } else {
       op->bounce.resize(op->bytes);
       dest = reinterpret_cast<char*>(op->bounce.data());
