@@ -169,6 +169,8 @@ struct Engine::Impl final : TransportSink {
   // Unless the destination is probably still cached (a buffer streamed into again); absent when
   // FABMPI_NT_MIN is set, which then decides alone.
   std::optional<RecentBuffers> recent_buffers;
+  // Requests of at most this many bytes name their peer (Request::wait_peer; FABMPI_COSCHEDULE_MAX).
+  std::size_t coschedule_max = 0;
   // The smallest Peer::advice_min: eager arrivals below it skip the peer lookup for timing altogether.
   std::size_t advice_floor = SIZE_MAX;
   long long credit_limit = 0;
@@ -353,6 +355,7 @@ Rc Engine::Impl::open(Engine*) {
   tcp_eager_max = t.tcp_eager_max;
   rndv_chunk = t.rndv_chunk == 0 ? 0 : std::max<std::size_t>(t.rndv_chunk, 4096);
   past_caches_min = past_caches_threshold(t.nt_min);
+  coschedule_max = t.coschedule_max;
   if (t.nt_min == 0)
     recent_buffers.emplace(past_caches_threshold(0, runtime.local_ranks(), runtime.cores()), past_caches_min / 16);
   credit_limit = std::max<long long>(t.eager_credits, 1);
@@ -506,6 +509,7 @@ Rc Engine::Impl::start_send(const void* buf, std::size_t count, const Datatype& 
   Peer& p = peer(world);
   Transport& tx = transport(world);
   const std::size_t bytes = count * type.size();
+  request.wait_peer = bytes <= coschedule_max ? world : -1;
   const bool synchronous = mode == SendMode::synchronous;
   bool eager = bytes <= p.eager_limit && p.credits > 0;
   if (eager && bytes >= p.advice_min && tx.rendezvous_advised(world, bytes)) eager = false;
@@ -681,6 +685,7 @@ Rc Engine::Impl::start_recv(void* buf, std::size_t count, const DatatypeRef& typ
   }
   const std::size_t capacity = count * type->size();
   const Envelope pattern{comm.context_id(), static_cast<std::uint8_t>(channel), source, tag};
+  request.wait_peer = source == MPI_ANY_SOURCE || capacity > coschedule_max ? -1 : comm.world_rank(source);
   // The receive object, for a message that is not (entirely) here yet.
   auto make_recv_op = [&] {
     RecvOpRef op = new_recv_op();
@@ -1178,6 +1183,16 @@ std::string Engine::native_segment_name() const {
 
 void Engine::note_idle_yield(std::uint64_t now_ns) noexcept {
   if (impl_->native) impl_->native->note_idle_yield(now_ns);
+}
+
+void Engine::beat(int cpu) noexcept {
+  if (impl_->native) impl_->native->beat(cpu);
+}
+
+bool Engine::heartbeat_of(int world_rank, std::uint64_t* beat) const noexcept {
+  if (!reaches_natively(world_rank)) return false;
+  *beat = impl_->native->heartbeat(world_rank);
+  return true;
 }
 
 int Engine::local_ranks_awake() const noexcept { return impl_->native ? impl_->native->awake_ranks() : -1; }

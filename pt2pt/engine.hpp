@@ -134,6 +134,10 @@ class Engine : public ProgressSource {
   // recorded and every local rank counts as idle.
   void note_idle_yield(std::uint64_t now_ns) noexcept;
   bool local_peers_idle_since(std::uint64_t since_ns) const noexcept;
+  // See ShmTransport::beat / heartbeat: this rank's, and that of `world_rank` when it is reached natively
+  // (false otherwise).
+  void beat(int cpu) noexcept;
+  bool heartbeat_of(int world_rank, std::uint64_t* beat) const noexcept;
   // Local ranks not asleep (ShmTransport::awake_ranks); -1 without native shared memory.
   int local_ranks_awake() const noexcept;
   // MPI_Finalize, before the closing fence: progresses until every send this process started has left

@@ -116,6 +116,10 @@ struct alignas(kRingAlign) RankSlot {
   std::atomic<std::uint32_t> cma_ok;
   std::int32_t pid;
   std::uint64_t probe_addr;  // a word holding kProbeValue in this rank's memory
+  // Bumped on each pass of a wait that runs (Runtime::wait_for, oversubscribed): its own line, since the
+  // owner writes it every pass and senders read the line above on every send.
+  // The CPU it last beat on is in the low 16 bits.
+  alignas(kRingAlign) std::atomic<std::uint64_t> heartbeat;
 };
 
 std::size_t round_pow2(std::size_t n) {
@@ -440,6 +444,17 @@ class NativeShm final : public ShmTransport {
         return false;
     }
     return true;
+  }
+
+  void beat(int cpu) noexcept override {
+    std::atomic<std::uint64_t>& h = slot(me_)->heartbeat;
+    const std::uint64_t count = (h.load(std::memory_order_relaxed) >> 16) + 1;
+    h.store(count << 16 | (static_cast<std::uint64_t>(cpu) & 0xffff), std::memory_order_relaxed);
+  }
+
+  std::uint64_t heartbeat(int world_rank) const noexcept override {
+    const int j = local_index(world_rank);
+    return j < 0 ? 0 : slot(static_cast<std::size_t>(j))->heartbeat.load(std::memory_order_relaxed);
   }
 
   int awake_ranks() const noexcept override {

@@ -84,6 +84,12 @@ class ShmTransport : public Transport {
   // `since_ns` or sleeps (steady-clock nanoseconds, comparable across processes).
   virtual void note_idle_yield(std::uint64_t now_ns) noexcept = 0;
   virtual bool peers_idle_since(std::uint64_t since_ns) const noexcept = 0;
+  // Co-scheduling on an oversubscribed node (Runtime::wait_for): a rank bumps its heartbeat on every
+  // pass of a wait in which it keeps the core, and a waiter keeps spinning while the rank it waits for
+  // beats (both hold a core: the answer is a fraction of a microsecond away), yielding once it stops.
+  // The heartbeat: a count above 16 bits, in them the CPU the rank last beat on.
+  virtual void beat(int cpu) noexcept = 0;
+  virtual std::uint64_t heartbeat(int world_rank) const noexcept = 0;  // a rank of this node
   // Local ranks (this one included) not asleep on their doorbell: the job's share of the node's
   // runnable threads.
   virtual int awake_ranks() const noexcept = 0;

@@ -61,6 +61,10 @@ class Request {
   bool cancelled = false;
 
   int handle = MPI_REQUEST_NULL;  // set by the binding layer
+  // The world rank whose action completes this request, when there is one and the transfer is small (a
+  // receive from a named source, a send; FABMPI_COSCHEDULE_MAX): waits on an oversubscribed node spin
+  // while it runs (Runtime::wait_for). -1: none.
+  int wait_peer = -1;
 
  private:
   Kind kind_;

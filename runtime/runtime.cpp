@@ -20,6 +20,17 @@
 namespace fabmpi {
 namespace {
 
+// Round robin over this process's CPUs by the rank's index on its node: the CPU an oversubscribed rank
+// settles on (Runtime::settle_on_home_cpu), so neighbouring ranks run on different CPUs. -1: one CPU.
+int home_cpu_of(long local_index) {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) != 0 || CPU_COUNT(&set) < 2) return -1;
+  std::vector<int> cpus;
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &set)) cpus.push_back(c);
+  return cpus[static_cast<std::size_t>(local_index) % cpus.size()];
+}
+
 int cores_available() {
   cpu_set_t set;
   if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
@@ -98,6 +109,8 @@ Rc Runtime::create(Options options, std::unique_ptr<Runtime>* out) {
   rt->cores_ = rt->tunables_.node_cpus > 0 ? static_cast<int>(rt->tunables_.node_cpus) : cores_available();
   rt->oversubscribed_ = local_ranks > rt->cores_;
   rt->local_ranks_ = static_cast<int>(local_ranks);
+  if (rt->oversubscribed_ && rt->tunables_.coschedule_max > 0)
+    rt->home_cpu_ = home_cpu_of(std::count(rt->node_of_rank_.begin(), rt->node_of_rank_.begin() + rt->world_rank_, my_node));
   if (rt->tunables_.hang_report > 0) rt->hang_report_after_ = std::chrono::seconds(rt->tunables_.hang_report);
   rt->hang_deadline_unix_ms_ = std::max(0LL, rt->tunables_.hang_deadline);
   rt->hang_watch_from_ = rt->hang_deadline_unix_ms_ ? std::min(rt->hang_report_after_, kHangDeadlineMinIdle)
@@ -353,6 +366,78 @@ namespace {
 constexpr int kPassesBeforeIdleSpin = 32;
 }  // namespace
 
+// Co-scheduling on an oversubscribed node: a wait for one local rank (Request::wait_peer) keeps its
+// core while that rank beats (it keeps its own core, waiting or working in MPI), and yields after
+// kStalePasses passes without a beat: the peer is then descheduled or busy outside MPI, and needs a
+// core. Ranks waiting on each other run at full speed while both are scheduled, and a rank waiting on
+// one that waits on a third, descheduled one yields too, since that middle rank stopped beating when it
+// started yielding.
+class Runtime::PeerWatch {
+ public:
+  PeerWatch(Runtime& rt, int world_rank) noexcept
+      : rt_(rt),
+        engine_(rt.oversubscribed_ && !rt.needs_api_lock() && rt.pt2pt_ && world_rank >= 0 &&
+                        rt.pt2pt_->heartbeat_of(world_rank, &last_)
+                    ? rt.pt2pt_.get()
+                    : nullptr),
+        peer_(world_rank) {}
+  void beat() noexcept {
+    if (engine_) engine_->beat(sched_getcpu());
+  }
+  // Whether the peer beat within the last kStalePasses calls on another CPU than ours (one that last
+  // ran on ours is not running now: it waits for this core).
+  bool running() noexcept {
+    if (!engine_) return false;
+    ++passes_;
+    std::uint64_t now = 0;
+    engine_->heartbeat_of(peer_, &now);
+    const int cpu = sched_getcpu();
+    if ((now & 0xffff) == (static_cast<std::uint64_t>(cpu) & 0xffff)) {
+      // The kernel balances load, not pairs: two ranks that talk may share a core for good while another
+      // pair shares the other. Settle on this rank's own CPU, once the peer was seen here a few times.
+      if (++rt_.peer_on_my_cpu_ >= kSameCpuBeforeMove) rt_.settle_on_home_cpu(cpu);
+      return false;
+    }
+    rt_.peer_on_my_cpu_ = 0;
+    if (now != last_) {
+      last_ = now;
+      stale_ = 0;
+      return true;
+    }
+    return ++stale_ < kStalePasses;
+  }
+  unsigned passes() const noexcept { return passes_; }
+
+ private:
+  static constexpr unsigned kStalePasses = 16;
+  static constexpr unsigned kSameCpuBeforeMove = 8;  // observations in a row, over waits
+  Runtime& rt_;
+  pt2pt::Engine* engine_;
+  int peer_;
+  std::uint64_t last_ = 0;
+  unsigned stale_ = 0;
+  unsigned passes_ = 0;
+};
+
+void Runtime::settle_on_home_cpu(int cpu) noexcept {
+  if (home_cpu_ < 0 || cpu == home_cpu_) return;
+  const auto now = std::chrono::steady_clock::now();
+  if (now - home_moved_at_ < kHomeMoveInterval) return;
+  home_moved_at_ = now;
+  cpu_set_t allowed;
+  if (sched_getaffinity(0, sizeof allowed, &allowed) != 0 || !CPU_ISSET(home_cpu_, &allowed)) return;
+  cpu_set_t home;
+  CPU_ZERO(&home);
+  CPU_SET(home_cpu_, &home);
+  // The kernel moves the thread before the first call returns; the second gives the scheduler its
+  // freedom back (nothing pulls the rank away from a balanced layout).
+  if (sched_setaffinity(0, sizeof home, &home) == 0) {
+    (void)sched_setaffinity(0, sizeof allowed, &allowed);
+    ++home_moves_;
+    FABMPI_LOG(debug, runtime, "waited for a rank on this CPU (%d): moved to CPU %d", cpu, home_cpu_);
+  }
+}
+
 bool Runtime::wait_for(Request& request, double timeout_seconds) {
   const bool bounded = std::isfinite(timeout_seconds);
   const auto deadline = bounded ? std::chrono::steady_clock::now() +
@@ -367,15 +452,27 @@ bool Runtime::wait_for(Request& request, double timeout_seconds) {
     progress_toward(request);
   }
   IdleSpin spin(*this);
+  PeerWatch peer(*this, request.wait_peer);
   while (!request.is_complete()) {
     if (progress_toward(request) > 0) {
       spin.reset();
+      peer.beat();
       continue;
     }
-    if (!spin.spin()) {
-      yield_once(spin.idle_time());
-      if (bounded && std::chrono::steady_clock::now() > deadline) return false;
+    if (spin.spin()) continue;
+    if (peer.running()) {
+      // Both ranks hold a core: the answer is a fraction of a microsecond away, and yielding would hand
+      // the core to a rank of another pair for a scheduler slice (see PeerWatch).
+      peer.beat();
+      if ((peer.passes() & 1023) == 0) {
+        const auto idle = spin.idle_time();
+        if (idle >= hang_watch_from_) watch_for_hang(idle);
+        if (bounded && std::chrono::steady_clock::now() > deadline) return false;
+      }
+      continue;
     }
+    yield_once(spin.idle_time());
+    if (bounded && std::chrono::steady_clock::now() > deadline) return false;
   }
   return true;
 }

@@ -240,6 +240,15 @@ class Runtime {
   ErrorRegistry errors_;
   std::recursive_mutex api_lock_;
   bool oversubscribed_ = false;
+  class PeerWatch;  // runtime.cpp: co-scheduling of waits on an oversubscribed node
+  // Moves this rank to home_cpu_ (round robin over its CPUs by node index; -1: none) when it is not
+  // there, at most once per kHomeMoveInterval: a wait found the rank it waits for on this rank's CPU.
+  void settle_on_home_cpu(int cpu) noexcept;
+  static constexpr std::chrono::milliseconds kHomeMoveInterval{20};
+  int home_cpu_ = -1;
+  std::chrono::steady_clock::time_point home_moved_at_{};
+  unsigned home_moves_ = 0;
+  unsigned peer_on_my_cpu_ = 0;  // PeerWatch: the waited-for rank last beat on this CPU, times in a row
   int local_ranks_ = 1;  // ranks of this job on this node
   int cores_ = 1;        // FABMPI_NODE_CPUS (mpirun --bind-to core), else this process's affinity mask
   // Whether threads outside this job's awake ranks are runnable on the machine now (a slow yield then
