@@ -451,10 +451,21 @@ bool Runtime::wait_for(Request& request, double timeout_seconds) {
     if (request.is_complete()) return true;
     progress_toward(request);
   }
+  return idle_wait([&] { return request.is_complete(); }, [&] { return progress_toward(request); },
+                   request.wait_peer, bounded, deadline);
+}
+
+void Runtime::wait_until(const std::function<bool()>& done, int wait_peer) {
+  (void)idle_wait(done, [&] { return progress(); }, wait_peer, false, std::chrono::steady_clock::time_point::max());
+}
+
+template <class Done, class Pass>
+bool Runtime::idle_wait(const Done& done, const Pass& pass, int wait_peer, bool bounded,
+                        std::chrono::steady_clock::time_point deadline) {
   IdleSpin spin(*this);
-  PeerWatch peer(*this, request.wait_peer);
-  while (!request.is_complete()) {
-    if (progress_toward(request) > 0) {
+  PeerWatch peer(*this, wait_peer);
+  while (!done()) {
+    if (pass() > 0) {
       spin.reset();
       peer.beat();
       continue;

@@ -112,6 +112,9 @@ class Runtime {
   void wait(Request& request);
   // Same, but gives up after `timeout_seconds` (for the torch backend); returns false on timeout.
   bool wait_for(Request& request, double timeout_seconds);
+  // Progresses (every source) until done(), with the same idle policy; `wait_peer` as Request::wait_peer
+  // (the binding layer's Waitall/Waitany/Waitsome pass the first pending request's).
+  void wait_until(const std::function<bool()>& done, int wait_peer = -1);
   void add_progress_source(ProgressSource* source);
   void remove_progress_source(ProgressSource* source);
 
@@ -241,6 +244,10 @@ class Runtime {
   std::recursive_mutex api_lock_;
   bool oversubscribed_ = false;
   class PeerWatch;  // runtime.cpp: co-scheduling of waits on an oversubscribed node
+  // wait_for's and wait_until's loop: pass() until done(), spinning, co-scheduling or yielding when idle.
+  template <class Done, class Pass>
+  bool idle_wait(const Done& done, const Pass& pass, int wait_peer, bool bounded,
+                 std::chrono::steady_clock::time_point deadline);
   // Moves this rank to home_cpu_ (round robin over its CPUs by node index; -1: none) when it is not
   // there, at most once per kHomeMoveInterval: a wait found the rank it waits for on this rank's CPU.
   void settle_on_home_cpu(int cpu) noexcept;

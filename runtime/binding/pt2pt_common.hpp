@@ -125,8 +125,8 @@ int release_completed(MPI_Request* handle, const RequestRef& request, MPI_Status
 bool is_inert(const RequestRef& request);
 
 // Progresses until done() is true, spinning briefly then yielding (and, under MPI_THREAD_MULTIPLE,
-// letting other threads into the library while yielding).
-void progress_until(const std::function<bool()>& done);
+// letting other threads into the library while yielding); `wait_peer`: see Request::wait_peer.
+void progress_until(const std::function<bool()>& done, int wait_peer = -1);
 
 // A request's error as an Rc with a reason (MPI_ERR_TRUNCATE names the buffer size).
 Rc request_error(const Request& request);

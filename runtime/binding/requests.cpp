@@ -135,18 +135,16 @@ int release_completed(MPI_Request* handle, const RequestRef& request, MPI_Status
   return error;
 }
 
-void progress_until(const std::function<bool()>& done) {
-  Runtime& rt = runtime();
-  Runtime::IdleSpin spin(rt);
-  while (!done()) {
-    if (rt.progress() > 0) {
-      spin.reset();
-      continue;
-    }
-    if (spin.spin()) continue;
-    rt.yield_once(spin.idle_time());
-  }
+void progress_until(const std::function<bool()>& done, int wait_peer) { runtime().wait_until(done, wait_peer); }
+
+namespace {
+// The peer a wait for several requests co-schedules with: the first pending request's (Request::wait_peer).
+int first_wait_peer(const std::vector<RequestRef>& reqs) {
+  for (const RequestRef& r : reqs)
+    if (!is_inert(r) && !r->is_complete()) return r->wait_peer;
+  return -1;
 }
+}  // namespace
 
 namespace {
 // A nonblocking completion call's one look: done() now, or after one progress pass. The outcome feeds
@@ -277,7 +275,7 @@ Rc any_impl(ApiCall& call, int count, MPI_Request* handles, int* index, int* fla
     }
     return false;
   };
-  if (block) progress_until(scan);
+  if (block) progress_until(scan, first_wait_peer(reqs));
   else if (!look_once(scan)) return Rc();
   if (flag) *flag = 1;
   *index = found;
@@ -310,7 +308,7 @@ Rc some_impl(ApiCall& call, int incount, MPI_Request* handles, int* outcount, in
     }
     return !done.empty();
   };
-  if (block) progress_until(scan);
+  if (block) progress_until(scan, first_wait_peer(reqs));
   else look_once(scan);
   *outcount = static_cast<int>(done.size());
   for (std::size_t k = 0; k < done.size(); ++k) indices[k] = done[k];
@@ -331,7 +329,7 @@ Rc all_impl(ApiCall& call, int count, MPI_Request* handles, int* flag, MPI_Statu
     return true;
   };
   if (flag) *flag = 0;
-  if (block) progress_until(all_done);
+  if (block) progress_until(all_done, first_wait_peer(reqs));
   else if (!look_once(all_done)) return Rc();
   if (flag) *flag = 1;
   std::vector<int> active;
