@@ -20,7 +20,6 @@ class PersistentCollective final : public Request, public std::enable_shared_fro
       : Request(Kind::persistent_collective), comm_(std::move(comm)), start_(std::move(start)) {}
 
   Rc start() override;
-  bool is_persistent() const noexcept override { return true; }
   bool is_active() const noexcept override { return active_; }
   void deactivate() noexcept override { active_ = false; }
   CommRef communicator() const override { return comm_; }

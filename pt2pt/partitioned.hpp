@@ -48,7 +48,6 @@ class PartitionedRequest final : public Request, public std::enable_shared_from_
   ~PartitionedRequest() override;
 
   Rc start() override;
-  bool is_persistent() const noexcept override { return true; }
   bool is_active() const noexcept override { return active_; }
   void deactivate() noexcept override { active_ = false; }
   CommRef communicator() const override { return args_.comm; }

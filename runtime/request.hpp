@@ -41,8 +41,12 @@ class Request {
   // MPI_Cancel. Returns success whether or not the cancel takes effect; a successful cancel sets
   // `cancelled` and completes the request.
   virtual Rc cancel() { return Rc(); }
-  // Persistent requests are inactive between rounds.
-  virtual bool is_persistent() const noexcept { return false; }
+  // Persistent requests (the persistent kinds) are inactive between rounds. Not virtual: a Waitall
+  // asks it of every request on every pass (np=2 streaming 8 B: 8-14 % of each rank's time in the
+  // virtual call, one cache miss on a vtable per request).
+  bool is_persistent() const noexcept {
+    return kind_ == Kind::persistent_send || kind_ == Kind::persistent_recv || kind_ == Kind::persistent_collective;
+  }
   virtual bool is_active() const noexcept { return true; }
   // A persistent request's round has been completed by a Wait/Test call: inactive until the next start.
   virtual void deactivate() noexcept {}

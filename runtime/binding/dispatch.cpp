@@ -191,9 +191,10 @@ MPI_Comm new_comm_handle(const CommRef& comm) {
   return comm->handle;
 }
 
-MPI_Request new_request_handle(const RequestRef& request) {
-  request->handle = library().requests.insert(request);
-  return request->handle;
+MPI_Request new_request_handle(RequestRef request) {
+  Request& r = *request;
+  r.handle = library().requests.insert(std::move(request));
+  return r.handle;
 }
 
 MPI_Datatype new_datatype_handle(const DatatypeRef& type) {

@@ -223,7 +223,7 @@ Rc start_runtime_for_session(int required);
 int stop_runtime();
 // MPI_T (mpi_t.cpp): the runtime is about to end; its counts are kept for the performance variables.
 void mpi_t_runtime_ending(Runtime& rt);
-MPI_Request new_request_handle(const RequestRef& request);
+MPI_Request new_request_handle(RequestRef request);  // pass by std::move where the caller is done with it
 MPI_Datatype new_datatype_handle(const DatatypeRef& type);
 MPI_Group new_group_handle(const GroupRef& group);
 

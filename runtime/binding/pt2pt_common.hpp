@@ -38,7 +38,6 @@ class PersistentRequest final : public Request {
       : Request(a.is_send ? Kind::persistent_send : Kind::persistent_recv), args(std::move(a)) {}
   Rc start() override;
   Rc cancel() override;
-  bool is_persistent() const noexcept override { return true; }
   bool is_active() const noexcept override { return active_; }
   CommRef communicator() const override { return args.comm; }
   void deactivate() noexcept override { active_ = false; }
