@@ -414,12 +414,14 @@ bool AdoptedMemory::count_send(std::uintptr_t lo, unsigned due) noexcept {
   return due <= 1;
 }
 
-std::uint64_t AdoptedMemory::key_for_send(const void* buf, std::size_t bytes, const AdoptionPolicy& policy) noexcept {
-  if (policy.sends == 0 || bytes < policy.min_bytes || bytes < 2 * page_size()) return 0;
+std::uint64_t AdoptedMemory::key_for_send(const void* buf, std::size_t bytes, const AdoptionPolicy& policy,
+                                          bool application) noexcept {
+  const std::size_t min_bytes = application ? policy.application_min_bytes : policy.min_bytes;
+  if (policy.sends == 0 || bytes < min_bytes || bytes < 2 * page_size()) return 0;
   const std::size_t page = page_size();
   const auto u = reinterpret_cast<std::uintptr_t>(buf);
   const std::uintptr_t lo = (u + page - 1) / page * page, hi = (u + bytes) / page * page;
-  if (hi <= lo || hi - lo < policy.min_bytes / 2) return 0;
+  if (hi <= lo || hi - lo < min_bytes / 2) return 0;
   std::lock_guard<std::mutex> lock(mutex_);
   if (forked_child_) return 0;
   // Regions whose buffers were freed keep their pages alive in the peers that map them until dropped.

@@ -46,6 +46,10 @@ namespace fabmpi::pt2pt {
 struct AdoptionPolicy {
   unsigned sends = 16;                           // rendezvous sends of a buffer before adoption; 0: never
   std::size_t min_bytes = std::size_t{512} << 10;  // smaller sends are neither counted nor adopted
+  // The same for the application's own sends (Channel::user): collectives that read a block while a
+  // peer reads it from the same, adopted pages were measured slower below 512 KiB; plain point to point
+  // was not (docs/performance.md, eighteenth and twenty-second sessions).
+  std::size_t application_min_bytes = std::size_t{64} << 10;
 };
 
 class AdoptedMemory {
@@ -55,7 +59,9 @@ class AdoptedMemory {
 
   // The key under which a node peer maps the whole pages of [buf, buf + bytes) (some or all of them: the
   // peer clips to the region its header describes), or 0. Counts the send and adopts when it is due.
-  std::uint64_t key_for_send(const void* buf, std::size_t bytes, const AdoptionPolicy& policy) noexcept;
+  // `application`: the application's own send (AdoptionPolicy::application_min_bytes applies).
+  std::uint64_t key_for_send(const void* buf, std::size_t bytes, const AdoptionPolicy& policy,
+                             bool application) noexcept;
 
   // Regions currently adopted (tests).
   std::size_t regions() const noexcept;

@@ -419,6 +419,7 @@ Rc Engine::Impl::open(Engine*) {
     o.mapped_send_min = t.shm_mapped_min;
     o.adoption.sends = t.shm_adopt > 0 ? static_cast<unsigned>(t.shm_adopt) : 0;
     o.adoption.min_bytes = t.shm_adopt_min;
+    o.adoption.application_min_bytes = t.shm_adopt_user_min;
     // Ranks that share cores wait microseconds per message for the scheduler: the rings' first-lap page
     // faults (~90 ns per message) do not show there, while populating all of them at MPI_Init would.
     o.populate_rings = !runtime.oversubscribed();
@@ -517,7 +518,7 @@ Rc Engine::Impl::start_send(const void* buf, std::size_t count, const Datatype& 
   // by the receiver beats two through the ring (pt2pt/README.md). The exposure is kept for that send.
   Exposure mapped;
   if (eager && bytes >= p.mapped_send_min && contiguous(type)) {
-    FABMPI_TRY(tx.expose(static_cast<const char*>(buf) + type.true_lb(), bytes, &mapped));
+    FABMPI_TRY(tx.expose(static_cast<const char*>(buf) + type.true_lb(), bytes, &mapped, channel == Channel::user));
     eager = mapped.key == 0;
   }
 
@@ -584,7 +585,7 @@ Rc Engine::Impl::start_send(const void* buf, std::size_t count, const Datatype& 
     if (mapped.key != 0)
       op.exposure = std::move(mapped);  // exposed above, when this send turned from eager to rendezvous
     else
-      rc = tx.expose(data, bytes, &op.exposure);
+      rc = tx.expose(data, bytes, &op.exposure, channel == Channel::user);
     if (!rc) {
       sends.erase(id);
       return rc;

@@ -121,7 +121,7 @@ class LibfabricTransport final : public Transport {
     return post_or_defer(op);
   }
 
-  Rc expose(const void* buf, std::size_t bytes, Exposure* out) override {
+  Rc expose(const void* buf, std::size_t bytes, Exposure* out, bool) override {
     fid_mr* mr = nullptr;
     const std::uint64_t requested_key = next_key_++;
     int rc = fi_mr_reg(domain_.get(), buf, bytes, FI_REMOTE_READ, 0, requested_key, 0, &mr, nullptr);

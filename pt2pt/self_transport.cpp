@@ -24,7 +24,7 @@ class SelfTransport final : public Transport {
     return Rc();
   }
 
-  Rc expose(const void* buf, std::size_t, Exposure* out) override {
+  Rc expose(const void* buf, std::size_t, Exposure* out, bool) override {
     out->addr = reinterpret_cast<std::uint64_t>(buf);
     out->key = 0;
     out->keepalive.reset();

@@ -249,7 +249,7 @@ class NativeShm final : public ShmTransport {
     enqueue(j, o);
   }
 
-  Rc expose(const void* buf, std::size_t bytes, Exposure* out) override {
+  Rc expose(const void* buf, std::size_t bytes, Exposure* out, bool application) override {
     // Nothing to register: with CMA the peer reads our address space; without, we stream from it. Memory
     // of the shared heap (MPI_Alloc_mem) carries its region's key: the peer may map it and copy once.
     out->addr = reinterpret_cast<std::uint64_t>(buf);
@@ -258,7 +258,7 @@ class NativeShm final : public ShmTransport {
     // where CMA works: a message larger than its region (until the larger one is adopted) is read partly
     // by CMA.
     if (out->key == 0 && cma_ && options_.mapped_reads)
-      out->key = AdoptedMemory::instance().key_for_send(buf, bytes, options_.adoption);
+      out->key = AdoptedMemory::instance().key_for_send(buf, bytes, options_.adoption, application);
     return Rc();
   }
 

@@ -53,8 +53,9 @@ class Transport {
   // until then. Never blocks; the transport queues internally when the provider is busy, keeping order.
   virtual Rc send(int peer, const WireHeader& header, const void* payload, std::size_t bytes,
                   std::uint64_t token, bool* completed_now) = 0;
-  // Lets peers read [buf, buf + bytes).
-  virtual Rc expose(const void* buf, std::size_t bytes, Exposure* out) = 0;
+  // Lets peers read [buf, buf + bytes). `application`: the application's own send (Channel::user), not a
+  // collective schedule's (native shm adopts such buffers from a smaller size: AdoptionPolicy).
+  virtual Rc expose(const void* buf, std::size_t bytes, Exposure* out, bool application) = 0;
   // Reads `bytes` from the peer's exposed memory at (raddr, rkey) into `local`; on_complete(token).
   virtual Rc read(int peer, void* local, std::size_t bytes, std::uint64_t raddr, std::uint64_t rkey,
                   std::uint64_t token, ReadPlacement placement) = 0;

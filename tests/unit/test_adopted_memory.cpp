@@ -56,11 +56,32 @@ bool adopted_at(const void* addr) {
 }
 std::uint64_t send_times(const void* p, std::size_t n, int times, const AdoptionPolicy& policy = kThreeSends) {
   std::uint64_t key = 0;
-  for (int i = 0; i < times; ++i) key = AdoptedMemory::instance().key_for_send(p, n, policy);
+  for (int i = 0; i < times; ++i) key = AdoptedMemory::instance().key_for_send(p, n, policy, false);
   return key;
 }
 
 }  // namespace
+
+TEST_CASE("the application's sends are adopted from a smaller size than collectives'", "[adopted_memory]") {
+  if (!AdoptedMemory::process_allows()) return;
+  AdoptedMemory& memory = AdoptedMemory::instance();
+  const std::size_t n = (std::size_t{256} << 10) + 100;  // under kThreeSends' 512 KiB, over its 64 KiB
+  // The file's first test: glibc maps this block (over its initial 128 KiB threshold; earlier frees of
+  // mapped blocks would raise it), and no earlier region lies there.
+  auto* buf = static_cast<unsigned char*>(std::malloc(n));
+  REQUIRE(buf != nullptr);
+  fill(buf, n, 7);
+  // A collective's sends of it are neither counted nor adopted.
+  for (int i = 0; i < 8; ++i) CHECK(memory.key_for_send(buf, n, kThreeSends, false) == 0);
+  CHECK(memory.key_for_send(buf, n, kThreeSends, true) == 0);
+  CHECK(memory.key_for_send(buf, n, kThreeSends, true) == 0);
+  const std::uint64_t key = memory.key_for_send(buf, n, kThreeSends, true);
+  REQUIRE(key != 0);
+  CHECK(memory.key_for_send(buf, n, kThreeSends, true) == key);
+  CHECK(memory.key_for_send(buf, n, kThreeSends, false) == 0);  // collectives still read it by CMA
+  CHECK(holds(buf, n, 7));
+  std::free(buf);
+}
 
 void adopt_use_free() {
   if (!AdoptedMemory::process_allows()) {
@@ -73,15 +94,15 @@ void adopt_use_free() {
   REQUIRE(buf != nullptr);
   fill(buf, n, 1);
   const std::size_t before = memory.regions();
-  CHECK(memory.key_for_send(buf, n, kThreeSends) == 0);
-  CHECK(memory.key_for_send(buf, n, kThreeSends) == 0);
-  const std::uint64_t key = memory.key_for_send(buf, n, kThreeSends);
+  CHECK(memory.key_for_send(buf, n, kThreeSends, false) == 0);
+  CHECK(memory.key_for_send(buf, n, kThreeSends, false) == 0);
+  const std::uint64_t key = memory.key_for_send(buf, n, kThreeSends, false);
   REQUIRE(key != 0);
   CHECK(memory.regions() == before + 1);
   CHECK(holds(buf, n, 1));  // the program's bytes, unchanged
   CHECK(adopted_at(buf + n / 2));
-  CHECK(memory.key_for_send(buf, n, kThreeSends) == key);
-  CHECK(memory.key_for_send(buf + 8192, n - 16384, kThreeSends) == key);  // pages inside: the same region
+  CHECK(memory.key_for_send(buf, n, kThreeSends, false) == key);
+  CHECK(memory.key_for_send(buf + 8192, n - 16384, kThreeSends, false) == key);  // pages inside: the same region
 
   // What a peer maps (the memfd behind the key): the header, then the program's bytes as it writes them.
   const std::size_t page = SharedHeap::header_bytes();
@@ -107,9 +128,9 @@ void adopt_use_free() {
   std::free(buf);
   auto* again = static_cast<unsigned char*>(std::malloc(n));  // often the same addresses
   fill(again, n, 3);
-  CHECK(memory.key_for_send(again, n, kThreeSends) != key);
+  CHECK(memory.key_for_send(again, n, kThreeSends, false) != key);
   // The freed region is found out at a later send from it, or by the sweep every 64 sends.
-  for (int i = 0; i < 64; ++i) CHECK(memory.key_for_send(again, n, kThreeSends) != key);
+  for (int i = 0; i < 64; ++i) CHECK(memory.key_for_send(again, n, kThreeSends, false) != key);
   CHECK(header->live.load() == 0);
   CHECK(holds(again, n, 3));
   munmap(view, header->user_bytes);
@@ -130,12 +151,12 @@ void grow_prefixes() {
   CHECK(memory.regions() == before + 1);
   // Larger sends from the same start: the small region serves their first pages until they are adopted,
   // and the new region takes it in.
-  CHECK(memory.key_for_send(buf, std::size_t{4} << 20, kThreeSends) == small);
+  CHECK(memory.key_for_send(buf, std::size_t{4} << 20, kThreeSends, false) == small);
   const std::uint64_t large = send_times(buf, std::size_t{4} << 20, 2);
   REQUIRE(large != 0);
   CHECK(large != small);
   CHECK(memory.regions() == before + 1);
-  CHECK(memory.key_for_send(buf, std::size_t{1} << 20, kThreeSends) == large);
+  CHECK(memory.key_for_send(buf, std::size_t{1} << 20, kThreeSends, false) == large);
   CHECK(holds(buf, n, 4));
   // realloc cannot move the block's mappings in one piece any more; glibc copies instead.
   buf = static_cast<unsigned char*>(std::realloc(buf, 2 * n));
@@ -147,6 +168,7 @@ void grow_prefixes() {
 TEST_CASE("a malloc'd buffer sent again and again is adopted in place", "[adopted_memory]") { adopt_use_free(); }
 
 TEST_CASE("a buffer sent in growing prefixes ends up in one region", "[adopted_memory]") { grow_prefixes(); }
+
 
 void inside_mapped_blocks() {
   if (!AdoptedMemory::process_allows()) return;
