@@ -355,7 +355,8 @@ Rc Engine::Impl::open(Engine*) {
   tcp_eager_max = t.tcp_eager_max;
   rndv_chunk = t.rndv_chunk == 0 ? 0 : std::max<std::size_t>(t.rndv_chunk, 4096);
   past_caches_min = past_caches_threshold(t.nt_min);
-  coschedule_max = t.coschedule_max;
+  // Only an oversubscribed rank's waits look at their peer (Runtime::PeerWatch): spare the others the lookup.
+  coschedule_max = runtime.oversubscribed() ? t.coschedule_max : 0;
   if (t.nt_min == 0)
     recent_buffers.emplace(past_caches_threshold(0, runtime.local_ranks(), runtime.cores()), past_caches_min / 16);
   credit_limit = std::max<long long>(t.eager_credits, 1);
@@ -510,7 +511,7 @@ Rc Engine::Impl::start_send(const void* buf, std::size_t count, const Datatype& 
   Peer& p = peer(world);
   Transport& tx = transport(world);
   const std::size_t bytes = count * type.size();
-  request.wait_peer = bytes <= coschedule_max ? world : -1;
+  request.wait_peer = coschedule_max != 0 && bytes <= coschedule_max ? world : -1;
   const bool synchronous = mode == SendMode::synchronous;
   bool eager = bytes <= p.eager_limit && p.credits > 0;
   if (eager && bytes >= p.advice_min && tx.rendezvous_advised(world, bytes)) eager = false;
@@ -686,7 +687,8 @@ Rc Engine::Impl::start_recv(void* buf, std::size_t count, const DatatypeRef& typ
   }
   const std::size_t capacity = count * type->size();
   const Envelope pattern{comm.context_id(), static_cast<std::uint8_t>(channel), source, tag};
-  request.wait_peer = source == MPI_ANY_SOURCE || capacity > coschedule_max ? -1 : comm.world_rank(source);
+  request.wait_peer =
+      coschedule_max == 0 || source == MPI_ANY_SOURCE || capacity > coschedule_max ? -1 : comm.world_rank(source);
   // The receive object, for a message that is not (entirely) here yet.
   auto make_recv_op = [&] {
     RecvOpRef op = new_recv_op();

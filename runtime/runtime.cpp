@@ -381,8 +381,12 @@ class Runtime::PeerWatch {
                     ? rt.pt2pt_.get()
                     : nullptr),
         peer_(world_rank) {}
+  // After a pass that made progress (the CPU is read afresh) / after running() said yes (its reading).
   void beat() noexcept {
     if (engine_) engine_->beat(sched_getcpu());
+  }
+  void beat_again() noexcept {
+    if (engine_) engine_->beat(cpu_);
   }
   // Whether the peer beat within the last kStalePasses calls on another CPU than ours (one that last
   // ran on ours is not running now: it waits for this core).
@@ -391,7 +395,7 @@ class Runtime::PeerWatch {
     ++passes_;
     std::uint64_t now = 0;
     engine_->heartbeat_of(peer_, &now);
-    const int cpu = sched_getcpu();
+    const int cpu = cpu_ = sched_getcpu();
     if ((now & 0xffff) == (static_cast<std::uint64_t>(cpu) & 0xffff)) {
       // The kernel balances load, not pairs: two ranks that talk may share a core for good while another
       // pair shares the other. Settle on this rank's own CPU, once the peer was seen here a few times.
@@ -415,6 +419,7 @@ class Runtime::PeerWatch {
   pt2pt::Engine* engine_;
   int peer_;
   std::uint64_t last_ = 0;
+  int cpu_ = -1;  // this rank's CPU at the last running()
   unsigned stale_ = 0;
   unsigned passes_ = 0;
 };
@@ -433,7 +438,6 @@ void Runtime::settle_on_home_cpu(int cpu) noexcept {
   // freedom back (nothing pulls the rank away from a balanced layout).
   if (sched_setaffinity(0, sizeof home, &home) == 0) {
     (void)sched_setaffinity(0, sizeof allowed, &allowed);
-    ++home_moves_;
     FABMPI_LOG(debug, runtime, "waited for a rank on this CPU (%d): moved to CPU %d", cpu, home_cpu_);
   }
 }
@@ -474,7 +478,7 @@ bool Runtime::idle_wait(const Done& done, const Pass& pass, int wait_peer, bool 
     if (peer.running()) {
       // Both ranks hold a core: the answer is a fraction of a microsecond away, and yielding would hand
       // the core to a rank of another pair for a scheduler slice (see PeerWatch).
-      peer.beat();
+      peer.beat_again();
       if ((peer.passes() & 1023) == 0) {
         const auto idle = spin.idle_time();
         if (idle >= hang_watch_from_) watch_for_hang(idle);

@@ -254,7 +254,6 @@ class Runtime {
   static constexpr std::chrono::milliseconds kHomeMoveInterval{20};
   int home_cpu_ = -1;
   std::chrono::steady_clock::time_point home_moved_at_{};
-  unsigned home_moves_ = 0;
   unsigned peer_on_my_cpu_ = 0;  // PeerWatch: the waited-for rank last beat on this CPU, times in a row
   int local_ranks_ = 1;  // ranks of this job on this node
   int cores_ = 1;        // FABMPI_NODE_CPUS (mpirun --bind-to core), else this process's affinity mask
