@@ -683,7 +683,10 @@ def plot(args, camp, outdir, tag):
                      ("bibw_shifted_MBps", "bidirectional bandwidth, buffers 16 B apart in their pages (MB/s)")]),
         ("coll", [(c + "_latency_us", c + " (µs per call)") for c in COLLECTIVES]),
     ]
+    measured = {m for (_, _, m) in table}
     for fam, metrics in families:
+        if not any(metric in measured for metric, _ in metrics):
+            continue  # e.g. --no-shift / --no-alloc-mem: no empty plot
         n = len(metrics)
         cols = 2 if n <= 4 else 3
         rows = (n + cols - 1) // cols
