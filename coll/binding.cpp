@@ -126,8 +126,9 @@ Rc inter_alltoall(Collective kind, const CommRef& c, const void* sendbuf, int se
 // ---- one function per collective, shared by the blocking and nonblocking bindings
 
 Rc barrier(ApiCall& call, MPI_Comm comm, const RequestOut& out) {
-  CommRef c;
-  FABMPI_TRY(call.comm(comm, &c));
+  const CommRef* borrowed = nullptr;
+  FABMPI_TRY(call.borrow_comm(comm, &borrowed));
+  const CommRef& c = *borrowed;
   call.trace_collective(*c, MPI_PROC_NULL, 0);
   if (c->is_inter()) return inter_barrier(c, out);
   if (out.blocking()) {
@@ -139,8 +140,9 @@ Rc barrier(ApiCall& call, MPI_Comm comm, const RequestOut& out) {
 }
 
 Rc bcast(ApiCall& call, void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm, const RequestOut& out) {
-  CommRef c;
-  FABMPI_TRY(call.comm(comm, &c));
+  const CommRef* borrowed = nullptr;
+  FABMPI_TRY(call.borrow_comm(comm, &borrowed));
+  const CommRef& c = *borrowed;
   if (c->is_inter()) return inter_bcast(c, buf, count, type, root, out);
   DatatypeRef t;
   FABMPI_TRY(check_buf(buf, count, type, &t, "buffer"));
@@ -156,8 +158,9 @@ Rc bcast(ApiCall& call, void* buf, int count, MPI_Datatype type, int root, MPI_C
 
 Rc reduction(ApiCall& call, Collective kind, const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
              MPI_Op op, int root, MPI_Comm comm, const RequestOut& out) {
-  CommRef c;
-  FABMPI_TRY(call.comm(comm, &c));
+  const CommRef* borrowed = nullptr;
+  FABMPI_TRY(call.borrow_comm(comm, &borrowed));
+  const CommRef& c = *borrowed;
   if (c->is_inter()) {
     if (kind == Collective::scan || kind == Collective::exscan) return not_intra(*c);
     return inter_reduction(kind, c, sendbuf, recvbuf, count, type, op, root, out);
@@ -191,8 +194,9 @@ Rc reduction(ApiCall& call, Collective kind, const void* sendbuf, void* recvbuf,
 
 Rc reduce_scatter(ApiCall& call, Collective kind, const void* sendbuf, void* recvbuf, const int* recvcounts,
                   int recvcount, MPI_Datatype type, MPI_Op op, MPI_Comm comm, const RequestOut& out) {
-  CommRef c;
-  FABMPI_TRY(call.comm(comm, &c));
+  const CommRef* borrowed = nullptr;
+  FABMPI_TRY(call.borrow_comm(comm, &borrowed));
+  const CommRef& c = *borrowed;
   if (c->is_inter()) return inter_reduce_scatter(kind, c, sendbuf, recvbuf, recvcounts, recvcount, type, op, out);
   const int p = c->size();
   if (kind == Collective::reduce_scatter) FABMPI_TRY(check_counts(recvcounts, p, "recvcounts"));
@@ -223,8 +227,9 @@ Rc reduce_scatter(ApiCall& call, Collective kind, const void* sendbuf, void* rec
 Rc allgather(ApiCall& call, Collective kind, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
              int recvcount, const int* recvcounts, const int* displs, MPI_Datatype recvtype, MPI_Comm comm,
              const RequestOut& out) {
-  CommRef c;
-  FABMPI_TRY(call.comm(comm, &c));
+  const CommRef* borrowed = nullptr;
+  FABMPI_TRY(call.borrow_comm(comm, &borrowed));
+  const CommRef& c = *borrowed;
   if (c->is_inter())
     return inter_gathers(kind, c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvcounts, displs, recvtype,
                          MPI_PROC_NULL, out);
@@ -262,8 +267,9 @@ Rc allgather(ApiCall& call, Collective kind, const void* sendbuf, int sendcount,
 Rc gather(ApiCall& call, Collective kind, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
           int recvcount, const int* recvcounts, const int* displs, MPI_Datatype recvtype, int root, MPI_Comm comm,
           const RequestOut& out) {
-  CommRef c;
-  FABMPI_TRY(call.comm(comm, &c));
+  const CommRef* borrowed = nullptr;
+  FABMPI_TRY(call.borrow_comm(comm, &borrowed));
+  const CommRef& c = *borrowed;
   FABMPI_TRY(check_root(*c, root));
   if (c->is_inter())
     return inter_gathers(kind, c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvcounts, displs, recvtype,
@@ -303,8 +309,9 @@ Rc gather(ApiCall& call, Collective kind, const void* sendbuf, int sendcount, MP
 Rc scatter(ApiCall& call, Collective kind, const void* sendbuf, int sendcount, const int* sendcounts,
            const int* displs, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root,
            MPI_Comm comm, const RequestOut& out) {
-  CommRef c;
-  FABMPI_TRY(call.comm(comm, &c));
+  const CommRef* borrowed = nullptr;
+  FABMPI_TRY(call.borrow_comm(comm, &borrowed));
+  const CommRef& c = *borrowed;
   FABMPI_TRY(check_root(*c, root));
   if (c->is_inter())
     return inter_scatter(kind, c, sendbuf, sendcount, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
@@ -365,8 +372,9 @@ Rc alltoall(ApiCall& call, Collective kind, const void* sendbuf, int sendcount, 
             const int* sdispls, MPI_Datatype sendtype, const MPI_Datatype* sendtypes, void* recvbuf, int recvcount,
             const int* recvcounts, const int* rdispls, MPI_Datatype recvtype, const MPI_Datatype* recvtypes,
             MPI_Comm comm, const RequestOut& out) {
-  CommRef c;
-  FABMPI_TRY(call.comm(comm, &c));
+  const CommRef* borrowed = nullptr;
+  FABMPI_TRY(call.borrow_comm(comm, &borrowed));
+  const CommRef& c = *borrowed;
   if (c->is_inter())
     return inter_alltoall(kind, c, sendbuf, sendcount, sendcounts, sdispls, sendtype, sendtypes, recvbuf, recvcount,
                           recvcounts, rdispls, recvtype, recvtypes, out);
@@ -471,8 +479,9 @@ Rc neighbor(ApiCall& call, NeighborKind kind, const char* what, const void* send
             const MPI_Datatype* sendtypes, void* recvbuf, int recvcount, const int* recvcounts, const int* rdispls,
             const MPI_Aint* rbyte_displs, MPI_Datatype recvtype, const MPI_Datatype* recvtypes, MPI_Comm comm,
             const RequestOut& out) {
-  CommRef c;
-  FABMPI_TRY(call.comm(comm, &c));
+  const CommRef* borrowed = nullptr;
+  FABMPI_TRY(call.borrow_comm(comm, &borrowed));
+  const CommRef& c = *borrowed;
   if (!c->topology)
     return fail(MPI_ERR_TOPOLOGY, "%s needs a communicator with a process topology (MPI_Cart_create, "
                 "MPI_Graph_create or MPI_Dist_graph_create)", what);

@@ -162,6 +162,7 @@ Rc ShmRegion::create(const CommRef& comm, std::size_t slot_bytes, std::size_t de
   region->slot_bytes_ = slot_bytes;
   region->slot_stride_ = slot_stride(slot_bytes);
   region->depth_ = depth;
+  region->depth_mask_ = depth - 1;
   region->slot_used_.assign(depth, 0);
   region->strict_wake_ = comm->runtime().oversubscribed();
   region->bytes_ = region_bytes(comm->size(), slot_bytes, depth);
@@ -267,53 +268,26 @@ void ShmRegion::wait_until(int writer, Ready ready) {
   }
 }
 
-void ShmRegion::claim_slot(std::uint64_t seq) {
-  const std::uint64_t need = slot_used_[seq % depth_];
-  slot_used_[seq % depth_] = seq + 1;
-  if (need == 0) return;
-  for (int r = 0; r < size_; ++r) {
-    // The last value read is usually enough (a reader's "done" runs up to 32 collectives ahead of what
-    // a writer needs), so most calls do not pull the reader's line over: it stays in the reader's cache.
-    std::uint64_t& seen = seen_done_[static_cast<std::size_t>(r)];
-    if (r == me_ || seen >= need) continue;
-    const Line& d = done_[r];
-    wait_until(r, [&d, &seen, need] { return (seen = d.value.load(std::memory_order_acquire)) >= need; });
-  }
+// A reader's "done" is usually far enough along by the last value read (it runs up to 32 collectives
+// ahead of what a writer needs), so most claims do not pull the reader's line over: it stays in its cache.
+void ShmRegion::wait_done(int rank, std::uint64_t need) {
+  std::uint64_t& seen = seen_done_[static_cast<std::size_t>(rank)];
+  const Line& d = done_[rank];
+  wait_until(rank, [&d, &seen, need] { return (seen = d.value.load(std::memory_order_acquire)) >= need; });
 }
 
-// Dekker with the sleeper: we stored the flag, fence (oversubscribed only, see strict_wake_), read
-// `waiting_for`; the sleeper stored `waiting_for` and `sleeping`, fenced, rereads the flag. One of the
-// two sees the other's store.
-void ShmRegion::wake_peers() noexcept {
-  if (strict_wake_) std::atomic_thread_fence(std::memory_order_seq_cst);
-  const auto me = static_cast<std::uint64_t>(me_) + 1;
-  for (int r = 0; r < size_; ++r) {
-    if (r == me_ || waiting_for_[r].value.load(std::memory_order_relaxed) != me) continue;
-    // Take the announcement back, so that the next flags do not wake it again (a futex syscall each)
-    // before it has even run; it announces again before it next may sleep.
-    std::uint64_t expected = me;
-    if (!waiting_for_[r].value.compare_exchange_strong(expected, 0, std::memory_order_relaxed)) continue;
-    const int world = peer_world_[static_cast<std::size_t>(r)];
-    runtime_.pt2pt().wake_native(&world, 1, false);
-  }
-}
-
-// A collective that only publishes (barrier) writes the flag without claiming the slot: a rank still
-// reading the slot's data from 32 collectives back has already seen the flag, and the data stays.
-void ShmRegion::publish(std::uint64_t seq) {
-  flag(me_, seq).store(seq + 1, std::memory_order_release);
-  wake_peers();
-}
-
-void ShmRegion::wait_arrived(int rank, std::uint64_t seq) {
+void ShmRegion::wait_flag(int rank, std::uint64_t seq) {
   const std::atomic<std::uint64_t>& f = flag(rank, seq);
   wait_until(rank, [&f, seq] { return f.load(std::memory_order_acquire) > seq; });
-  // The writer's next slot: in a loop of rooted collectives the root runs ahead and has usually
-  // written it by now, and its line then comes over while this rank returns to the application instead
-  // of when the next call asks for it (the hardware prefetcher does not cover it: a rank's slots lie a
-  // slot apart). Measured at np=2, 8 B, vCPUs far apart (a line crossing in ~245 ns): bcast 0.22-0.25
-  // -> 0.15 us, gather 0.22-0.28 -> 0.16 (Open MPI 0.13-0.18 / 0.12-0.14).
-  __builtin_prefetch(slot_base(rank, seq + 1));
+}
+
+void ShmRegion::wake(int rank) noexcept {
+  // Take the announcement back, so that the next flags do not wake it again (a futex syscall each)
+  // before it has even run; it announces again before it next may sleep.
+  std::uint64_t expected = static_cast<std::uint64_t>(me_) + 1;
+  if (!waiting_for_[rank].value.compare_exchange_strong(expected, 0, std::memory_order_relaxed)) return;
+  const int world = peer_world_[static_cast<std::size_t>(rank)];
+  runtime_.pt2pt().wake_native(&world, 1, false);
 }
 
 void ShmRegion::wait_all_arrived(std::uint64_t seq) {
@@ -321,28 +295,19 @@ void ShmRegion::wait_all_arrived(std::uint64_t seq) {
     if (r != me_) wait_arrived(r, seq);
 }
 
-void ShmRegion::finish(std::uint64_t seq) {
-  done_[me_].value.store(seq + 1, std::memory_order_release);
-  wake_peers();
-}
-
 std::byte* ShmRegion::scratch(std::size_t bytes) {
   if (scratch_.size() < bytes) scratch_.resize(bytes);
   return scratch_.data();
 }
 
-void pack_to(std::byte* dst, const void* buf, std::size_t count, const Datatype& type) {
+void pack_noncontiguous(std::byte* dst, const void* buf, std::size_t count, const Datatype& type) {
   const std::size_t bytes = count * type.size();
-  if (bytes == 0) return;
-  if (type.is_contiguous()) copy_memory(dst, static_cast<const std::byte*>(buf) + type.true_lb(), bytes);
-  else type.pack(buf, count, 0, dst, bytes);
+  if (bytes != 0) type.pack(buf, count, 0, dst, bytes);
 }
 
-void unpack_from(const std::byte* src, void* buf, std::size_t count, const Datatype& type) {
+void unpack_noncontiguous(const std::byte* src, void* buf, std::size_t count, const Datatype& type) {
   const std::size_t bytes = count * type.size();
-  if (bytes == 0) return;
-  if (type.is_contiguous()) copy_memory(static_cast<std::byte*>(buf) + type.true_lb(), src, bytes);
-  else type.unpack(src, bytes, 0, buf, count);
+  if (bytes != 0) type.unpack(src, bytes, 0, buf, count);
 }
 
 void shm_fold_rank_order(ShmRegion& region, std::uint64_t seq, std::size_t offset, std::size_t count,
@@ -364,9 +329,26 @@ void shm_fold_rank_order(ShmRegion& region, std::uint64_t seq, std::size_t offse
   for (int r = p - 2; r >= 0; --r) reducer.reduce(input(r), acc, count);
 }
 
-ShmRegion* shm_region_for(const CommRef& comm, SelectionKey key, std::size_t slot_need, std::size_t stage_unit,
-                          ShmRegion** staged) {
+// The call's outcome, kept for the next call alike; not while selection is logged (each call logs its choice).
+void ShmRegion::remember(const SelectionKey& key, std::size_t slot_need, std::size_t stage_unit, bool may_stage,
+                         Choice::Use use) {
+  if (log::enabled(log::Level::info, log::Subsys::coll)) return;
+  Choice& m = choices_[static_cast<std::size_t>(key.collective)];
+  m.use = use;
+  m.commutative = key.commutative;
+  m.builtin_op = key.builtin_op;
+  m.in_place = key.in_place;
+  m.may_stage = may_stage;
+  m.bytes = key.bytes;
+  m.slot_need = slot_need;
+  m.stage_unit = stage_unit;
+}
+
+ShmRegion* shm_region_select(const CommRef& comm, SelectionKey key, std::size_t slot_need, std::size_t stage_unit,
+                             ShmRegion** staged) {
   Comm& c = *comm;
+  using Use = ShmRegion::Choice::Use;
+  const bool may_stage = staged != nullptr;
   if (c.shm_coll == Comm::ShmColl::unavailable) return nullptr;
   Runtime& rt = c.runtime();
   const std::size_t slot_bytes = rt.tunables().shm_coll_slot;
@@ -389,7 +371,11 @@ ShmRegion* shm_region_for(const CommRef& comm, SelectionKey key, std::size_t slo
   const Algorithm* a = engine_of(rt).choose(key, nullptr);
   const bool use_slots = a->restrictions & restriction::shm;
   const bool use_staged = a->restrictions & restriction::shm_staged;
-  if (!use_slots && !use_staged) return nullptr;
+  if (!use_slots && !use_staged) {
+    if (c.shm_coll == Comm::ShmColl::ready)
+      static_cast<ShmRegion*>(c.shm_region.get())->remember(key, slot_need, stage_unit, may_stage, Use::engine);
+    return nullptr;
+  }
   if (c.shm_coll == Comm::ShmColl::eligible) {
     std::unique_ptr<ShmRegion> region;
     const Rc rc = ShmRegion::create(comm, slot_bytes, ShmRegion::kDepth, &region);
@@ -401,7 +387,10 @@ ShmRegion* shm_region_for(const CommRef& comm, SelectionKey key, std::size_t slo
     c.shm_coll = Comm::ShmColl::ready;
   }
   auto* region = static_cast<ShmRegion*>(c.shm_region.get());
-  if (use_slots) return region;
+  if (use_slots) {
+    region->remember(key, slot_need, stage_unit, may_stage, Use::slots);
+    return region;
+  }
   // The staging region, created by every member on the same call (selection is the same everywhere).
   if (region->staged_state_ == ShmRegion::StagedState::unknown) {
     std::unique_ptr<ShmRegion> stage;
@@ -417,7 +406,9 @@ ShmRegion* shm_region_for(const CommRef& comm, SelectionKey key, std::size_t slo
     }
     region->staged_ = std::move(stage);
   }
+  // A staging region that could not be made leaves this call (and every later one) to the engine.
   if (region->staged_) *staged = region->staged_.get();
+  region->remember(key, slot_need, stage_unit, may_stage, region->staged_ ? Use::staged : Use::engine);
   return nullptr;
 }
 

@@ -83,7 +83,8 @@ OpRef builtin_op(MPI_Op handle) noexcept {
   if ((h & 0xffffff00u) != 0x58000000u) return nullptr;
   const unsigned index = h & 0xffu;
   if (index == 0 || index >= kOpCount) return nullptr;
-  return OpTable::get().ops[index];
+  // Owns nothing (the table lives as long as the process): no reference count on each reduction call.
+  return OpRef(OpRef(), OpTable::get().ops[index].get());
 }
 
 std::shared_ptr<Op> make_user_op(MPI_User_function* fn, bool commutative) {

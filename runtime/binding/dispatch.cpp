@@ -48,6 +48,18 @@ Rc ApiCall::comm(MPI_Comm handle, CommRef* out) {
   return Rc();
 }
 
+Rc ApiCall::borrow_table_comm(MPI_Comm handle, const CommRef** out) {
+  const CommRef* found = nullptr;
+  FABMPI_TRY(find_comm(handle, &found));
+  error_comm_ = found->get();
+  if (handle != MPI_COMM_WORLD && library().runtime->needs_api_lock()) {
+    error_comm_owner_ = *found;
+    found = &error_comm_owner_;
+  }
+  *out = found;
+  return Rc();
+}
+
 Rc ApiCall::comm_lookup(MPI_Comm handle, const Comm** out) {
   const CommRef* found = nullptr;
   FABMPI_TRY(find_comm(handle, &found));

@@ -111,6 +111,18 @@ class ApiCall {
   }
   // Converts a communicator handle and makes it the one whose error handler reports errors.
   Rc comm(MPI_Comm handle, CommRef* out);
+  // The same without copying the reference: *out is the table's (or the world's) owner, valid until the
+  // call ends provided the call itself creates and frees no communicator (the collectives). Under
+  // MPI_THREAD_MULTIPLE another thread may, so the call then holds its own copy.
+  [[gnu::always_inline]] Rc borrow_comm(MPI_Comm handle, const CommRef** out) {
+    Library& lib = library();
+    if (handle == MPI_COMM_WORLD && lib.state == LibraryState::initialized) [[likely]] {
+      *out = &lib.runtime->world();
+      error_comm_ = (*out)->get();
+      return Rc();
+    }
+    return borrow_table_comm(handle, out);
+  }
   // A second communicator argument (MPI_Intercomm_create's peer_comm): converted, but errors still go to
   // the first one's handler.
   Rc other_comm(MPI_Comm handle, CommRef* out) {
@@ -170,6 +182,7 @@ class ApiCall {
   // The communicator behind a handle (initialized library, valid handle), in the table or the world.
   Rc find_comm(MPI_Comm handle, const CommRef** found) const;
   Rc comm_lookup(MPI_Comm handle, const Comm** out);
+  Rc borrow_table_comm(MPI_Comm handle, const CommRef** out);
 
   const char* name_;
   const char* outer_call_;  // the call this one runs inside (a user callback's), usually none
