@@ -29,13 +29,14 @@ class CallTrace {
   // (or MPI_ANY_TAG) and the bytes of its buffer; `context` identifies the communicator. Unset: no args.
   // A collective names its root (MPI_PROC_NULL when it has none) in `peer` and its size in `bytes`
   // (docs/debugging.md says which size for which collective).
+  // No initializers: every MPI call's ApiCall holds one and fills it only while tracing.
   struct MessageArgs {
-    bool set = false;
-    bool collective = false;
-    std::int32_t peer = 0;
-    std::int32_t tag = 0;
-    std::uint32_t context = 0;
-    std::uint64_t bytes = 0;
+    bool set;
+    bool collective;
+    std::int32_t peer;
+    std::int32_t tag;
+    std::uint32_t context;
+    std::uint64_t bytes;
   };
 
   // One call, [start_ns, end_ns]; `name` is a string literal (the binding's MPI name). Callers hold the

@@ -93,7 +93,10 @@ class ApiCall {
     Library& lib = library();
     outer_call_ = lib.current_call.load(std::memory_order_relaxed);
     lib.current_call.store(name, std::memory_order_relaxed);
-    if (lib.trace) [[unlikely]] start_ns_ = CallTrace::now_ns();
+    if (lib.trace) [[unlikely]] {
+      start_ns_ = CallTrace::now_ns();
+      trace_args_.set = false;
+    }
     if (lib.state == LibraryState::initialized && lib.runtime->needs_api_lock()) lock();
   }
   [[gnu::always_inline]] ~ApiCall() {
@@ -187,7 +190,7 @@ class ApiCall {
   const char* name_;
   const char* outer_call_;  // the call this one runs inside (a user callback's), usually none
   std::uint64_t start_ns_ = 0;  // when tracing (Library::trace)
-  CallTrace::MessageArgs trace_args_;
+  CallTrace::MessageArgs trace_args_;  // set only while tracing (start_ns_ != 0)
   // The communicator whose handler reports this call's errors (nullptr: MPI_COMM_WORLD's), and a
   // reference that keeps it alive when nothing else is sure to (the world, and any communicator while
   // only one thread can be in the library, are borrowed: no reference count on the fast path).
