@@ -124,6 +124,8 @@ Rc Engine::create(Runtime& runtime, std::unique_ptr<Engine>* out) {
   const std::string& writes = t.shm_coll_stage_writes;
   if (writes != "auto" && writes != "plain" && writes != "non_temporal")
     return fail(MPI_ERR_OTHER, "FABMPI_SHM_COLL_STAGE_WRITES=%s: expected auto, plain or non_temporal", writes.c_str());
+  if (t.shm_coll_prefetch < 0 || t.shm_coll_prefetch > 31)
+    return fail(MPI_ERR_OTHER, "FABMPI_SHM_COLL_PREFETCH=%d: expected 0 (off) to 31", static_cast<int>(t.shm_coll_prefetch));
   for (int i = 0; i < kCollectiveCount; ++i) {
     const auto c = static_cast<Collective>(i);
     const std::string& name = forced_name(t, c);

@@ -21,7 +21,7 @@
 namespace fabmpi::coll {
 namespace {
 
-constexpr std::uint64_t kMagic = 0x66616263736d3031ull;  // "fabcsm01"
+constexpr std::uint64_t kMagic = 0x66616263736d3032ull;  // "fabcsm02"
 constexpr std::size_t kLine = 64;
 constexpr int kPollsPerProgress = 64;
 struct alignas(kLine) Header {
@@ -37,7 +37,7 @@ std::size_t slot_stride(std::size_t slot_bytes) { return round_up(16 + slot_byte
 
 std::size_t region_bytes(int ranks, std::size_t slot_bytes, std::size_t depth) {
   const auto p = static_cast<std::size_t>(ranks);
-  return sizeof(Header) + 2 * p * kLine + depth * p * slot_stride(slot_bytes);
+  return sizeof(Header) + 3 * p * kLine + depth * p * slot_stride(slot_bytes);
 }
 
 // The staging region's slot size: FABMPI_SHM_COLL_STAGE, less on large communicators so that all
@@ -163,6 +163,8 @@ Rc ShmRegion::create(const CommRef& comm, std::size_t slot_bytes, std::size_t de
   region->slot_stride_ = slot_stride(slot_bytes);
   region->depth_ = depth;
   region->depth_mask_ = depth - 1;
+  // The staging region's chunks are many lines each: taking the first early buys nothing there.
+  if (depth == kDepth) region->prefetch_ahead_ = static_cast<std::uint64_t>(comm->runtime().tunables().shm_coll_prefetch);
   region->slot_used_.assign(depth, 0);
   region->strict_wake_ = comm->runtime().oversubscribed();
   region->bytes_ = region_bytes(comm->size(), slot_bytes, depth);
@@ -221,7 +223,8 @@ Rc ShmRegion::create(const CommRef& comm, std::size_t slot_bytes, std::size_t de
   auto* bytes = static_cast<std::byte*>(region->base_);
   region->done_ = reinterpret_cast<Line*>(bytes + sizeof(Header));
   region->waiting_for_ = region->done_ + p;
-  region->slots_ = reinterpret_cast<std::byte*>(region->waiting_for_ + p);
+  region->waited_on_ = region->waiting_for_ + p;
+  region->slots_ = reinterpret_cast<std::byte*>(region->waited_on_ + p);
   FABMPI_LOG(debug, coll, "shm collectives: communicator %u: %d ranks, %zu slots of %zu bytes each",
              comm->context_id(), p, depth, slot_bytes);
   *out = std::move(region);
@@ -233,30 +236,36 @@ void ShmRegion::wait_until(int writer, Ready ready) {
   if (ready()) return;
   // Before a step that may sleep, tell `writer` that we wait for it: a publisher wakes only the ranks
   // that wait for it (waking every sleeping rank on every flag sent oversubscribed ranks through futex
-  // round trips for nothing). Published before the transport's `sleeping` flag and its fence.
+  // round trips for nothing). Published before the transport's `sleeping` flag and its fence, and
+  // counted in the writer's `waited_on` line, which is all a publisher reads while nobody sleeps.
   Line& mine = waiting_for_[me_];
+  Line& counted = waited_on_[writer];
   bool announced = false;
   struct Clear {
     Line& line;
+    Line& counted;
     bool& announced;
     ~Clear() {
-      if (announced) line.value.store(0, std::memory_order_relaxed);
+      if (!announced) return;
+      line.value.store(0, std::memory_order_relaxed);
+      counted.value.fetch_sub(1, std::memory_order_relaxed);
     }
-  } clear{mine, announced};
+  } clear{mine, counted, announced};
   Runtime::IdleSpin spin(runtime_);
   for (;;) {
     // Other traffic (pt2pt, nonblocking collectives) may depend on this rank's progress; but a pass
     // over every progress source takes longer than the flag usually needs, so poll the flag a few
-    // times in between (measured: bcast/scatter 8 B at np=2 saw the flag a progress pass late).
-    if (runtime_.progress() > 0) spin.reset();
+    // times in between, and first (measured: bcast/scatter 8 B at np=2 saw the flag a progress pass late).
     for (int i = 0; i < kPollsPerProgress; ++i)
       if (ready()) return;
+    if (runtime_.progress() > 0) spin.reset();
     if (!spin.spin()) {
       // The runtime's idle policy (Runtime::yield_once): yield, or sleep on the doorbell; only a rank
       // that may sleep tells the writer to wake it.
       const auto idle = spin.idle_time();
       if (!runtime_.yields_instead_of_sleeping(idle)) {
         mine.value.store(static_cast<std::uint64_t>(writer) + 1, std::memory_order_relaxed);
+        if (!announced) counted.value.fetch_add(1, std::memory_order_relaxed);  // after `mine`: TSO keeps the order
         announced = true;
       }
       // For a hang report made in yield_once.
@@ -274,11 +283,21 @@ void ShmRegion::wait_done(int rank, std::uint64_t need) {
   std::uint64_t& seen = seen_done_[static_cast<std::size_t>(rank)];
   const Line& d = done_[rank];
   wait_until(rank, [&d, &seen, need] { return (seen = d.value.load(std::memory_order_acquire)) >= need; });
+  std::uint64_t least = ~std::uint64_t(0);
+  for (int r = 0; r < size_; ++r)
+    if (r != me_) least = std::min(least, seen_done_[static_cast<std::size_t>(r)]);
+  min_seen_done_ = least;
 }
 
 void ShmRegion::wait_flag(int rank, std::uint64_t seq) {
   const std::atomic<std::uint64_t>& f = flag(rank, seq);
   wait_until(rank, [&f, seq] { return f.load(std::memory_order_acquire) > seq; });
+}
+
+void ShmRegion::wake_waiters() noexcept {
+  const auto me = static_cast<std::uint64_t>(me_) + 1;
+  for (int r = 0; r < size_; ++r)
+    if (r != me_ && waiting_for_[r].value.load(std::memory_order_relaxed) == me) wake(r);
 }
 
 void ShmRegion::wake(int rank) noexcept {

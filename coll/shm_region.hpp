@@ -6,6 +6,8 @@
 //   header                          magic, ranks, slot bytes, depth (checked by every rank when it maps)
 //   done[P]     one line each       "rank r has finished reading every slot of collective #s": s + 1
 //   waiting[P]  one line each       "rank r waits for rank w's flag or done line (and may sleep)": w + 1
+//   waited_on[P] one line each      how many ranks have announced a `waiting` naming rank w: a publisher
+//                                   reads only its own (O(1) per call) and scans `waiting` when nonzero
 //   slot[P][D]  16 + slot_bytes     rank r's slot k for collectives #s with s % D == k: a flag word "rank r has
 //               each, line-aligned  written this slot for / arrived at collective #s" (s + 1), then the
 //                                   data from byte 16, so up to 48 bytes travel in the flag's cache line
@@ -78,6 +80,10 @@ class ShmRegion final : public CommExtension {
   void publish(std::uint64_t seq) {
     flag(me_, seq).store(seq + 1, std::memory_order_release);
     wake_peers();
+    // Start taking the line of a slot this rank writes a few calls from now, once every rank is known
+    // to be done with its last use (so no reader loses a line it still reads).
+    if (prefetch_ahead_ && min_seen_done_ + depth_ > seq + prefetch_ahead_)
+      prefetch_for_writing(slot_base(me_, seq + prefetch_ahead_));
   }
   void wait_arrived(int rank, std::uint64_t seq) {
     if (!arrived(rank, seq)) [[unlikely]] wait_flag(rank, seq);
@@ -140,11 +146,19 @@ class ShmRegion final : public CommExtension {
   // two sees the other's store.
   void wake_peers() noexcept {
     if (strict_wake_) std::atomic_thread_fence(std::memory_order_seq_cst);
-    const auto me = static_cast<std::uint64_t>(me_) + 1;
-    for (int r = 0; r < size_; ++r)
-      if (r != me_ && waiting_for_[r].value.load(std::memory_order_relaxed) == me) [[unlikely]] wake(r);
+    if (waited_on_[me_].value.load(std::memory_order_relaxed) != 0) [[unlikely]] wake_waiters();
   }
+  void wake_waiters() noexcept;  // those whose waiting_for names this rank
   void wake(int rank) noexcept;
+  static void prefetch_for_writing(const void* p) noexcept {
+#if defined(__x86_64__)
+    asm volatile("prefetchw %0" : : "m"(*static_cast<const char*>(p)));
+#else
+    __builtin_prefetch(p, 1);
+#endif
+  }
+  std::uint64_t prefetch_ahead_ = 0;  // FABMPI_SHM_COLL_PREFETCH; 0 in the staging region
+  std::uint64_t min_seen_done_ = 0;  // the least of seen_done_ over the other ranks
   void wait_done(int rank, std::uint64_t need);
   void wait_flag(int rank, std::uint64_t seq);
   ShmRegion(Runtime& runtime, const Comm& comm);
@@ -162,6 +176,7 @@ class ShmRegion final : public CommExtension {
   std::size_t bytes_ = 0;
   Line* done_ = nullptr;
   Line* waiting_for_ = nullptr;  // per rank: 1 + the rank it waits for (and may sleep on), 0: none
+  Line* waited_on_ = nullptr;    // per rank: how many ranks have announced a waiting_for naming it
   std::byte* slots_ = nullptr;
   std::uint64_t seq_ = 0;
   std::size_t depth_ = kDepth;
