@@ -60,17 +60,6 @@ Rc ApiCall::borrow_table_comm(MPI_Comm handle, const CommRef** out) {
   return Rc();
 }
 
-Rc ApiCall::comm_lookup(MPI_Comm handle, const Comm** out) {
-  const CommRef* found = nullptr;
-  FABMPI_TRY(find_comm(handle, &found));
-  // Another thread may free a communicator (or grow the table) while this call waits: hold a reference
-  // then. The world lives as long as the runtime.
-  if (library().runtime->needs_api_lock() && handle != MPI_COMM_WORLD) error_comm_owner_ = *found;
-  error_comm_ = found->get();
-  *out = error_comm_;
-  return Rc();
-}
-
 namespace {
 
 [[noreturn]] void abort_job(int rank, const char* function, int code, const std::string& reason) {

@@ -114,7 +114,8 @@ class ApiCall {
   }
   // Converts a communicator handle and makes it the one whose error handler reports errors.
   Rc comm(MPI_Comm handle, CommRef* out);
-  // The same without copying the reference: *out is the table's (or the world's) owner, valid until the
+  // The same without copying the reference (the pt2pt and collective bindings' path; comm(handle, const
+  // Comm**) is this too): *out is the table's (or the world's) owner, valid until the
   // call ends provided the call itself creates and frees no communicator (the collectives). Under
   // MPI_THREAD_MULTIPLE another thread may, so the call then holds its own copy.
   [[gnu::always_inline]] Rc borrow_comm(MPI_Comm handle, const CommRef** out) {
@@ -135,15 +136,11 @@ class ApiCall {
     return Rc();
   }
   // The same without a second reference: *out is the communicator this call holds until it ends.
-  Rc comm(MPI_Comm handle, const Comm** out) {
-    Library& lib = library();
-    // MPI_COMM_WORLD is the runtime's world (env.cpp registers it so): no table lookup, no reference.
-    if (handle == MPI_COMM_WORLD && lib.state == LibraryState::initialized) {
-      error_comm_ = lib.runtime->world().get();
-      *out = error_comm_;
-      return Rc();
-    }
-    return comm_lookup(handle, out);
+  [[gnu::always_inline]] Rc comm(MPI_Comm handle, const Comm** out) {
+    const CommRef* borrowed = nullptr;
+    FABMPI_TRY(borrow_comm(handle, &borrowed));
+    *out = borrowed->get();
+    return Rc();
   }
   // Errors of a window call go to the window's handler (rma/window.hpp; the call holds the window).
   void report_to_window(const rma::Window* window) { error_win_ = window; }
@@ -184,7 +181,6 @@ class ApiCall {
   Rc not_initialized() const;
   // The communicator behind a handle (initialized library, valid handle), in the table or the world.
   Rc find_comm(MPI_Comm handle, const CommRef** found) const;
-  Rc comm_lookup(MPI_Comm handle, const Comm** out);
   Rc borrow_table_comm(MPI_Comm handle, const CommRef** out);
 
   const char* name_;
