@@ -416,8 +416,18 @@ bool AdoptedMemory::count_send(std::uintptr_t lo, unsigned due) noexcept {
 
 std::uint64_t AdoptedMemory::key_for_send(const void* buf, std::size_t bytes, const AdoptionPolicy& policy,
                                           bool application) noexcept {
-  const std::size_t min_bytes = application ? policy.application_min_bytes : policy.min_bytes;
-  if (policy.sends == 0 || bytes < min_bytes || bytes < 2 * page_size()) return 0;
+  return key_for(buf, bytes, application ? policy.application_min_bytes : policy.min_bytes, policy.sends, true,
+                 nullptr);
+}
+
+std::uint64_t AdoptedMemory::key_for_receive(void* buf, std::size_t bytes, const AdoptionPolicy& policy,
+                                             std::uintptr_t range[2]) noexcept {
+  return key_for(buf, bytes, policy.receive_min_bytes, policy.sends, false, range);
+}
+
+std::uint64_t AdoptedMemory::key_for(const void* buf, std::size_t bytes, std::size_t min_bytes, unsigned sends,
+                                     bool edges, std::uintptr_t range[2]) noexcept {
+  if (sends == 0 || min_bytes == 0 || bytes < min_bytes || bytes < 2 * page_size()) return 0;
   const std::size_t page = page_size();
   const auto u = reinterpret_cast<std::uintptr_t>(buf);
   const std::uintptr_t lo = (u + page - 1) / page * page, hi = (u + bytes) / page * page;
@@ -439,14 +449,18 @@ std::uint64_t AdoptedMemory::key_for_send(const void* buf, std::size_t bytes, co
   const std::uintptr_t end = u + bytes;
   auto hand_out = [&](const Region* r) -> std::uint64_t {
     if (!r) return 0;
-    copy_edges(*r, u, end);
+    if (edges) copy_edges(*r, u, end);
+    if (range) {
+      range[0] = std::max(r->lo, u);
+      range[1] = std::min(r->hi, end);
+    }
     return r->key;
   };
   if (found && found->lo <= lo && found->hi >= hi) return hand_out(found);
   // Not (all) adopted yet: count the send; when due, adopt its pages (taking in a region they contain).
   // (An earlier adoption may have taken the page before the message too: a malloc block's header page.)
   const bool replace = found && lo - page <= found->lo && found->hi <= hi;
-  if (!count_send(lo, policy.sends) || (found && !replace)) return hand_out(found);
+  if (!count_send(lo, sends) || (found && !replace)) return hand_out(found);
   if (regions_.size() >= kMaxRegions) {
     const std::uintptr_t found_lo = found ? found->lo : 0;
     sweep();  // `found` was just checked, so it stays; the iterator may not

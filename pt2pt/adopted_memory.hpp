@@ -27,6 +27,11 @@
 // older kernels: readlink of /proc/self/map_files, ~3.5 us); a region that is not is dropped, and its
 // header's live flag tells mapping peers to unmap it.
 //
+// Receive buffers (key_for_receive): the whole pages of a malloc'd buffer that large rendezvous receives
+// fill again and again are adopted the same way, so the sender can copy part of each message into them
+// (shm_transport.cpp, assisted reads). MPI forbids the program to touch a receive buffer during the
+// receive, as it forbids writing a send buffer during the send.
+//
 // fork(): the child gets private copies of adopted pages (it looks for them in its /proc/self/maps), as for
 // any other private memory.
 #pragma once
@@ -50,6 +55,9 @@ struct AdoptionPolicy {
   // peer reads it from the same, adopted pages were measured slower below 512 KiB; plain point to point
   // was not (docs/performance.md, eighteenth and twenty-second sessions).
   std::size_t application_min_bytes = std::size_t{64} << 10;
+  // Receive buffers (key_for_receive): the smallest read of a rendezvous receive counted and adopted, so
+  // that its sender can copy part of the message into it (shm_transport.cpp, assisted reads); 0: never.
+  std::size_t receive_min_bytes = std::size_t{512} << 10;
 };
 
 class AdoptedMemory {
@@ -62,6 +70,14 @@ class AdoptedMemory {
   // `application`: the application's own send (AdoptionPolicy::application_min_bytes applies).
   std::uint64_t key_for_send(const void* buf, std::size_t bytes, const AdoptionPolicy& policy,
                              bool application) noexcept;
+
+  // The same for a receive buffer that a rendezvous read from a node peer fills: counted toward adoption as
+  // sends are (AdoptionPolicy::receive_min_bytes), its whole pages moved into shared memory when due, so the
+  // sender can map them and copy part of the message itself. The receive is in progress, so MPI forbids
+  // the program to touch those pages, as it does a send buffer's. With a key, range[0..1] is the part of
+  // [buf, buf + bytes) inside the region (whole pages). No edge copies: the receiver writes those itself.
+  std::uint64_t key_for_receive(void* buf, std::size_t bytes, const AdoptionPolicy& policy,
+                                std::uintptr_t range[2]) noexcept;
 
   // Regions currently adopted (tests).
   std::size_t regions() const noexcept;
@@ -97,6 +113,10 @@ class AdoptedMemory {
   static constexpr std::size_t kCandidates = 8;
   static constexpr std::uint64_t kSweepEvery = 64;  // key_for_send calls between checks of every region
 
+  // key_for_send and key_for_receive: `edges`, copy the message's bytes in the partial pages around the
+  // region into its edge pages; `range` (may be null): where the region meets the buffer.
+  std::uint64_t key_for(const void* buf, std::size_t bytes, std::size_t min_bytes, unsigned sends, bool edges,
+                        std::uintptr_t range[2]) noexcept;
   bool vma_of(std::uintptr_t addr, Vma* out) noexcept;
   bool still_mapped(const Region& r) noexcept;
   // Whether the pages [*lo, hi) of a send from `buf` may be adopted (lowers *lo to take in a malloc

@@ -421,6 +421,8 @@ Rc Engine::Impl::open(Engine*) {
     o.adoption.sends = t.shm_adopt > 0 ? static_cast<unsigned>(t.shm_adopt) : 0;
     o.adoption.min_bytes = t.shm_adopt_min;
     o.adoption.application_min_bytes = t.shm_adopt_user_min;
+    // Assisted reads need the sender on a core of its own, as streaming does.
+    o.adoption.receive_min_bytes = runtime.oversubscribed() ? 0 : t.shm_assist_min;
     // Ranks that share cores wait microseconds per message for the scheduler: the rings' first-lap page
     // faults (~90 ns per message) do not show there, while populating all of them at MPI_Init would.
     o.populate_rings = !runtime.oversubscribed();
@@ -484,7 +486,10 @@ Engine::Stats Engine::stats() const noexcept {
   s.eager_sent = impl_->eager_sent;
   s.rendezvous_sent = impl_->rendezvous_sent;
   s.unexpected_arrivals = impl_->unexpected_arrivals[user];
-  if (impl_->native) s.mapped_reads = impl_->native->mapped_reads();
+  if (impl_->native) {
+    s.mapped_reads = impl_->native->mapped_reads();
+    s.assisted_bytes = impl_->native->assisted_bytes();
+  }
   return s;
 }
 
@@ -766,6 +771,8 @@ void Engine::Impl::deliver(const RecvOpRef& op, const WireHeader& h, const void*
       dest = reinterpret_cast<char*>(op->bounce.data());
     }
     Transport* t = &transport(h.src_world);
+    t->begin_receive(h.src_world, dest, op->bytes, h.rkey,
+                     contiguous(*op->type) && h.channel == static_cast<std::uint8_t>(Channel::user));
     const std::size_t piece = rndv_chunk ? rndv_chunk : t->read_piece();
     op->reads_left = (op->bytes + piece - 1) / piece;
     for (std::size_t off = 0; off < op->bytes; off += piece) {

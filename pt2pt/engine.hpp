@@ -99,6 +99,7 @@ class Engine : public ProgressSource {
     std::uint64_t rendezvous_sent = 0;    // messages sent by rendezvous (ready-to-send, then a read)
     std::uint64_t unexpected_arrivals = 0;  // user messages that arrived before their receive was posted
     std::uint64_t mapped_reads = 0;  // rendezvous reads copied out of a mapping of the sender's shared heap
+    std::uint64_t assisted_bytes = 0;  // bytes this process copied into node peers' receive buffers
   };
   Stats stats() const noexcept;
 

@@ -9,7 +9,9 @@
 // Rendezvous data: expose() hands out the buffer's address; read() asks the sender's transport to stream
 // the bytes through the ring (it copies in while we copy out, on two cores at once), and takes a read
 // over with Linux cross-memory attach (process_vm_readv, one copy) when the sender stays silent for
-// 200 us. Ranks that outnumber the cores (or FABMPI_SHM_STREAM=0) read with CMA directly. If CMA is not
+// 200 us. A read out of a mapping of the sender's memory (MPI_Alloc_mem or adopted) into a receive buffer
+// the sender can map as well is copied by both ranks at once, in chunks (assisted reads,
+// FABMPI_SHM_ASSIST_MIN). Ranks that outnumber the cores (or FABMPI_SHM_STREAM=0) read with CMA directly. If CMA is not
 // permitted (checked once at startup between neighbours, or FABMPI_SHM_CMA=0), reads always stream. The
 // engine does not see the difference.
 #pragma once

@@ -59,6 +59,17 @@ class Transport {
   // Reads `bytes` from the peer's exposed memory at (raddr, rkey) into `local`; on_complete(token).
   virtual Rc read(int peer, void* local, std::size_t bytes, std::uint64_t raddr, std::uint64_t rkey,
                   std::uint64_t token, ReadPlacement placement) = 0;
+  // A rendezvous receive of `bytes` into [local, local + bytes) from `peer`, whose sender exposed its
+  // memory under `rkey`, is about to be read (the reads for its pieces follow); `application`: the
+  // application's own contiguous receive (Channel::user) into its own buffer. Every receive is announced
+  // (others with application false) before its reads.
+  virtual void begin_receive(int peer, void* local, std::size_t bytes, std::uint64_t rkey, bool application) noexcept {
+    (void)peer;
+    (void)local;
+    (void)bytes;
+    (void)rkey;
+    (void)application;
+  }
   // The largest piece the engine reads as one operation (FABMPI_RNDV_CHUNK=0, the default): larger
   // rendezvous receives are read in pieces this size, all in flight at once.
   virtual std::size_t read_piece() const noexcept { return std::size_t{1} << 20; }
@@ -88,6 +99,9 @@ class Transport {
   }
   // Reads served by one copy out of a mapping of the peer's memory (native shm, shared heap), so far.
   virtual std::uint64_t mapped_reads() const noexcept { return 0; }
+  // Bytes this process copied into peers' receive buffers for their reads of its messages (native shm's
+  // assisted reads), so far.
+  virtual std::uint64_t assisted_bytes() const noexcept { return 0; }
   // Drops what the transport knows of how to reach `peer` (a process of another job that disconnected:
   // it may exit, and a new process may then come up at the same address). The next send looks it up
   // again. Nothing may be in flight to it.

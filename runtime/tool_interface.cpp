@@ -155,6 +155,10 @@ ToolInterface::ToolInterface() {
            "sender's memory: messages from MPI_Alloc_mem memory of another rank on the node (native shared "
            "memory; FABMPI_ALLOC_MEM_SHARED_MIN, FABMPI_SHM_MAPPED)",
            MPI_T_PVAR_CLASS_COUNTER, PvarSource::mapped_reads);
+  add_pvar("rendezvous_bytes_assisted",
+           "Bytes this process copied into the receive buffers of ranks on its node that were reading a "
+           "large message of its (native shared memory, assisted reads: FABMPI_SHM_ASSIST_MIN)",
+           MPI_T_PVAR_CLASS_COUNTER, PvarSource::assisted_bytes);
 }
 
 Rc ToolInterface::finalize() {
@@ -299,6 +303,7 @@ std::uint64_t ToolInterface::raw(PvarSource source, Runtime* rt) const noexcept 
     case PvarSource::rendezvous_sent: return carried + s.rendezvous_sent;
     case PvarSource::unexpected_arrivals: return carried + s.unexpected_arrivals;
     case PvarSource::mapped_reads: return carried + s.mapped_reads;
+    case PvarSource::assisted_bytes: return carried + s.assisted_bytes;
   }
   return 0;
 }
@@ -309,6 +314,7 @@ void ToolInterface::runtime_ending(Runtime& rt) noexcept {
   carried_[static_cast<int>(PvarSource::rendezvous_sent)] += s.rendezvous_sent;
   carried_[static_cast<int>(PvarSource::unexpected_arrivals)] += s.unexpected_arrivals;
   carried_[static_cast<int>(PvarSource::mapped_reads)] += s.mapped_reads;
+  carried_[static_cast<int>(PvarSource::assisted_bytes)] += s.assisted_bytes;
 }
 
 std::uint64_t ToolInterface::value(const PvarHandle& handle, Runtime* rt) const noexcept {

@@ -57,7 +57,8 @@ struct CvarInfo {
 };
 
 // Where a performance variable's value comes from.
-enum class PvarSource { posted_receives, unexpected_messages, eager_sent, rendezvous_sent, unexpected_arrivals, mapped_reads };
+enum class PvarSource { posted_receives, unexpected_messages, eager_sent, rendezvous_sent, unexpected_arrivals, mapped_reads,
+                        assisted_bytes };
 
 struct PvarInfo {
   std::string name;
@@ -161,7 +162,7 @@ class ToolInterface {
   std::vector<std::unique_ptr<CvarHandle>> cvar_handles_;
   std::vector<std::unique_ptr<PvarSession>> sessions_;
   // Counts of runtimes that ended, per PvarSource (index by its value).
-  std::uint64_t carried_[6] = {};
+  std::uint64_t carried_[7] = {};
 };
 
 }  // namespace tool
