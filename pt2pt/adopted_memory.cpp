@@ -265,11 +265,17 @@ bool AdoptedMemory::adoptable(const void* buf, std::size_t bytes, std::uintptr_t
   const auto u = reinterpret_cast<std::uintptr_t>(buf);
   // Whose memory: the VMA holding the buffer's first bytes (and the 16 before them) decides.
   Vma head;
-  if (u < 16 || !vma_of(u - 16, &head) || head.end < u + 1) return false;
+  if (u < 16 || !vma_of(u - 16, &head)) return false;
   auto is_replaced = [&](const Vma& v) {
     return replaced && v.start >= replaced->lo && v.end <= replaced->hi && v.inode == replaced->ino &&
            v.dev == replaced->dev;
   };
+  if (head.end <= u) {
+    // A page-aligned buffer whose first pages are the region this adoption replaces (a buffer sent with
+    // growing sizes: osu-style benchmarks, page-aligned allocations); the 16 bytes before it decide.
+    Vma first;
+    if (u % page_size() != 0 || !vma_of(u, &first) || !is_replaced(first)) return false;
+  }
   // (The region being replaced holds the first page only if it took in a malloc block's header page.)
   const bool head_replaced = is_replaced(head);
   if (!head_replaced && (!head.readable || !head.writable || head.shared || head.inode != 0)) return false;

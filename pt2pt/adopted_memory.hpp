@@ -75,7 +75,8 @@ class AdoptedMemory {
   // sends are (AdoptionPolicy::receive_min_bytes), its whole pages moved into shared memory when due, so the
   // sender can map them and copy part of the message itself. The receive is in progress, so MPI forbids
   // the program to touch those pages, as it does a send buffer's. With a key, range[0..1] is the part of
-  // [buf, buf + bytes) inside the region (whole pages). No edge copies: the receiver writes those itself.
+  // [buf, buf + bytes) inside the region (whole pages of the buffer, or more where an earlier region that
+  // still holds these addresses covers more). No edge copies: the receiver writes the rest itself.
   std::uint64_t key_for_receive(void* buf, std::size_t bytes, const AdoptionPolicy& policy,
                                 std::uintptr_t range[2]) noexcept;
 
