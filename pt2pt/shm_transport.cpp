@@ -75,7 +75,11 @@ std::size_t way_class(std::size_t bytes) noexcept {
 // memcpy at 1-16 MiB). A sender busy outside MPI simply takes no chunk; nothing waits for it.
 constexpr std::size_t kAssistChunk = std::size_t{64} << 10;
 constexpr std::size_t kAssistSlots = 8;   // per ordered pair (reader, owner): a reader's reads helped at once
-constexpr unsigned kAssistBudget = 4;     // chunks each side copies per poll (the rings are drained between)
+// Chunks copied per poll (the rings are drained between polls): a helper takes few, since it only helps; a
+// reader more, so a program that polls with MPI_Test while the sender computes still reads a 1 MiB piece
+// per call (before assisted reads it copied the whole message in the poll that matched it).
+constexpr unsigned kHelpBudget = 4;
+constexpr unsigned kReadBudget = 16;
 
 // Record types in the rings (kRecordEmpty and kRecordSkip are the ring's own).
 constexpr std::uint32_t kRecordMessage = 1;   // WireHeader + payload
@@ -818,7 +822,7 @@ void NativeShm::ask_for_help(AssistedRead& a) {
 int NativeShm::assist_work(TransportSink& sink) {
   int events = 0;
   // Help first: the reader waits for the chunks we take.
-  for (unsigned budget = kAssistBudget; !helping_.empty() && budget > 0;) {
+  for (unsigned budget = kHelpBudget; !helping_.empty() && budget > 0;) {
     HelpJob& job = helping_.front();
     std::uint32_t c = 0;
     if (!claim_chunk(*job.slot, job.generation, job.chunks, &c)) {
@@ -838,7 +842,7 @@ int NativeShm::assist_work(TransportSink& sink) {
   }
   // Our reads, oldest first.
   std::vector<std::pair<std::uint64_t, int>> done;
-  unsigned budget = kAssistBudget;
+  unsigned budget = kReadBudget;
   for (auto it = assisted_.begin(); it != assisted_.end();) {
     AssistedRead& a = *it;
     if (a.slot == AssistedRead::kNoSlot) {
