@@ -779,19 +779,17 @@ void NativeShm::start_assisted_read(std::size_t j, PeerRegion* region, const uns
                                     std::size_t bytes, std::uint64_t raddr, bool past_caches, std::uint64_t token,
                                     int rc) {
   ++region->busy;
-  AssistedRead a;
-  a.token = token;
-  a.peer = j;
-  a.chunks = static_cast<std::uint32_t>((bytes + kAssistChunk - 1) / kAssistChunk);
-  a.past_caches = past_caches;
-  a.rc = rc;
-  a.src = src;
-  a.dst = dst;
-  a.bytes = bytes;
-  a.raddr = raddr;
-  a.dst_key = receive_target_.key;
-  a.region = region;
-  assisted_.push_back(a);
+  assisted_.push_back(AssistedRead{.token = token,
+                                   .peer = j,
+                                   .chunks = static_cast<std::uint32_t>((bytes + kAssistChunk - 1) / kAssistChunk),
+                                   .past_caches = past_caches,
+                                   .rc = rc,
+                                   .src = src,
+                                   .dst = dst,
+                                   .bytes = bytes,
+                                   .raddr = raddr,
+                                   .dst_key = receive_target_.key,
+                                   .region = region});
   // Reads of one receive are started together, and the reads of a window of receives too: those without
   // a slot wait in order for one (assist_work), the first ones ask now.
   if (assist_free_[j] != 0) ask_for_help(assisted_.back());

@@ -64,6 +64,16 @@ static void stream(int rank, int from, int to, unsigned char* sbuf, unsigned cha
   }
 }
 
+/* One exchange around the ring of n bytes, every byte new; checked. */
+static void exchange(unsigned char* sbuf, unsigned char* rbuf, size_t n, int to, int from, int rank, int round,
+                     const char* what) {
+  pattern_fill(sbuf, n, rank, round);
+  memset(rbuf, 0, n);
+  MPI_OK(MPI_Sendrecv(sbuf, (int)n, MPI_BYTE, to, round, rbuf, (int)n, MPI_BYTE, from, round, MPI_COMM_WORLD,
+                      MPI_STATUS_IGNORE));
+  pattern_verify(rbuf, n, from, round, what);
+}
+
 int main(int argc, char** argv) {
   int rank, size;
   MPI_OK(MPI_Init(&argc, &argv));
@@ -99,13 +109,7 @@ int main(int argc, char** argv) {
     unsigned char* sbuf = malloc(n);
     unsigned char* rbuf = malloc(n);
     CHECK(sbuf && rbuf, "malloc of %zu bytes", n);
-    for (int r = 0; r < 24; ++r, ++round) {
-      pattern_fill(sbuf, n, rank, round);
-      memset(rbuf, 0, n);
-      MPI_OK(MPI_Sendrecv(sbuf, (int)n, MPI_BYTE, peer_to, round, rbuf, (int)n, MPI_BYTE, peer_from, round,
-                          MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-      pattern_verify(rbuf, n, peer_from, round, "exchange");
-    }
+    for (int r = 0; r < 24; ++r, ++round) exchange(sbuf, rbuf, n, peer_to, peer_from, rank, round, "exchange");
     free(sbuf);
     free(rbuf);
   }
@@ -136,13 +140,7 @@ int main(int argc, char** argv) {
     unsigned char *sbuf, *rbuf;
     MPI_OK(MPI_Alloc_mem((MPI_Aint)n, MPI_INFO_NULL, &sbuf));
     MPI_OK(MPI_Alloc_mem((MPI_Aint)n, MPI_INFO_NULL, &rbuf));
-    for (int r = 0; r < 8; ++r, ++round) {
-      pattern_fill(sbuf, n, rank, round);
-      memset(rbuf, 0, n);
-      MPI_OK(MPI_Sendrecv(sbuf, (int)n, MPI_BYTE, peer_to, round, rbuf, (int)n, MPI_BYTE, peer_from, round,
-                          MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-      pattern_verify(rbuf, n, peer_from, round, "alloc_mem");
-    }
+    for (int r = 0; r < 8; ++r, ++round) exchange(sbuf, rbuf, n, peer_to, peer_from, rank, round, "alloc_mem");
     MPI_Comm comm;
     MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &comm));
     MPI_OK(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN));
@@ -173,11 +171,7 @@ int main(int argc, char** argv) {
     unsigned char* sbuf = malloc(n);
     unsigned char* rbuf = malloc(n);
     CHECK(sbuf && rbuf, "malloc of %zu bytes", n);
-    pattern_fill(sbuf, n, rank, round);
-    memset(rbuf, 0, n);
-    MPI_OK(MPI_Sendrecv(sbuf, (int)n, MPI_BYTE, peer_to, round, rbuf, (int)n, MPI_BYTE, peer_from, round,
-                        MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-    pattern_verify(rbuf, n, peer_from, round, "reallocated");
+    exchange(sbuf, rbuf, n, peer_to, peer_from, rank, round, "reallocated");
     free(sbuf);
     free(rbuf);
   }
