@@ -391,25 +391,21 @@ class NativeShm final : public ShmTransport {
           // bandwidth is the limit and two cores' non-temporal copies at once measured slower than one
           // (np=2 ping-pong 16 MiB, 4 interleaved rounds: 1630-1770 us against 1190-1930, medians 1740 /
           // 1355; 8 MiB even).
-          unsigned char* const a_lo = std::max(d, receive_target_.lo);
-          unsigned char* const a_hi = std::min(d_end, receive_target_.hi);
+          unsigned char* a_lo = std::max(d, receive_target_.lo);
+          unsigned char* a_hi = std::min(d_end, receive_target_.hi);
           const bool assisted = !past_caches && a_lo < a_hi && static_cast<std::size_t>(a_hi - a_lo) >= 2 * kAssistChunk;
-          if (!assisted) {
-            copy_from_peer_source(region->copy_chooser, d, const_cast<unsigned char*>(s), end - begin, past_caches);
-          } else {
-            if (d < a_lo) copy_from_peer_source(region->copy_chooser, d, const_cast<unsigned char*>(s), a_lo - d, past_caches);
-            if (a_hi < d_end)
-              copy_from_peer_source(region->copy_chooser, a_hi, const_cast<unsigned char*>(s + (a_hi - d)), d_end - a_hi,
-                                    past_caches);
-          }
+          if (!assisted) a_lo = a_hi = d_end;  // all of it ours, now
+          if (d < a_lo) copy_from_peer_source(region->copy_chooser, d, const_cast<unsigned char*>(s), a_lo - d, past_caches);
+          if (a_hi < d_end)
+            copy_from_peer_source(region->copy_chooser, a_hi, const_cast<unsigned char*>(s + (a_hi - d)), d_end - a_hi,
+                                  past_caches);
           if (end < tail_to) copy_memory(dst + (end - raddr), mapped + h->user_bytes + (end - hi), tail_to - end);
           if (rc == MPI_SUCCESS && tail_to < last)
             rc = cma_read(static_cast<std::size_t>(j), dst + (tail_to - raddr), last - tail_to, tail_to);
           ++mapped_reads_;
           if (assisted) {
             start_assisted_read(static_cast<std::size_t>(j), region, s + (a_lo - d), a_lo,
-                                static_cast<std::size_t>(a_hi - a_lo), raddr + (begin - raddr) + (a_lo - d), past_caches,
-                                token, rc);
+                                static_cast<std::size_t>(a_hi - a_lo), begin + (a_lo - d), past_caches, token, rc);
             return Rc();
           }
           // Reported from the next poll, as for CMA: the engine is still issuing this receive's pieces.
