@@ -302,8 +302,10 @@ def campaign(args, mpis, built, extras, ncores):
         tcp = mode == "tcp"
         for np in args.np:
             for rep in range(args.reps):
-                # Interleave MPIs within a repetition so drift hits all alike.
-                for mpi in mpis:
+                # Interleave MPIs within a repetition so drift hits all alike, and rotate who goes first
+                # from one repetition to the next: a machine that drifts between states over minutes (the
+                # tcp exchange flips between ~7 and ~9 us) would otherwise always favour the same MPI.
+                for mpi in mpis[rep % len(mpis):] + mpis[:rep % len(mpis)]:
                     if mpi.name not in built:
                         continue
                     d = built[mpi.name]

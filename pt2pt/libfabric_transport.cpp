@@ -13,12 +13,9 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <deque>
 #include <random>
 #include <string>
-#include <unordered_map>
-
-#include "pt2pt/fabric_api.hpp"
-#include <deque>
 #include <unordered_map>
 #include <vector>
 
