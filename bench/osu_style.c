@@ -213,9 +213,8 @@ static double measure(const bench_opts *o, kernel_fn k, unsigned char *sbuf, uns
     /* With several pairs the cell is the slowest pair's time (all pairs run at once). Pair (0,1)'s
      * own time would reward an MPI that lets that pair run while another waits for the cores:
      * Debian's MPICH at np=4 on 2 cores measured 0.28 us at 0 B for pair (0,1) in runs where pair
-     * (2,3) was off the cores, 0.45 to hundreds of us in others (200,000 % spread). The slowest rank's
-     * time alone was not enough: a pair that starts its clock after another pair has finished looks as
-     * fast as if it had the cores to itself; pairs_done() makes every clock cover every pair. */
+     * (2,3) was off the cores, 0.45 to hundreds of us in others (200,000 % spread). The kernels'
+     * pairs_done() makes every rank's clock cover every pair. */
     if (g_size >= 4)
         MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     else
